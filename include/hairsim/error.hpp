@@ -1,0 +1,27 @@
+#pragma once
+// The one exception type of hairsim: what went wrong (why), and where (a file and byte
+// offset, a JSON path, or a strand and step). The CLI prints what() on one line and exits 2
+// for bad input.
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace hairsim {
+
+class Error : public std::runtime_error {
+ public:
+  Error(std::string where, std::string why);
+  const std::string& where() const { return where_; }
+  const std::string& why() const { return why_; }
+
+ private:
+  std::string where_;
+  std::string why_;
+};
+
+// "FILE" or "FILE: byte OFFSET" as the where of an Error about a file.
+std::string file_location(const std::filesystem::path& file);
+std::string file_location(const std::filesystem::path& file, std::uint64_t byte_offset);
+
+}  // namespace hairsim

@@ -1,0 +1,211 @@
+// hairsim command-line interface. Bad input: one line on stderr, exit code 2, no output file.
+// A failed run for any other reason: exit code 1.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "hairsim/error.hpp"
+#include "hairsim/generate.hpp"
+#include "hairsim/io.hpp"
+#include "hairsim/render.hpp"
+
+namespace hairsim {
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitFailure = 1;
+
+StrandSet load(const std::string& path, const std::string& units) {
+  ReadReport report;
+  StrandSet s = read_strands(path, {parse_length_unit(units)}, &report);
+  if (report.skipped_degenerate_strands)
+    std::cerr << "hairsim: warning: " << path << ": skipped " << report.skipped_degenerate_strands
+              << " degenerate strands (fewer than 2 points)\n";
+  return s;
+}
+
+nlohmann::json vec_json(const Vec3& v) {
+  return {v.x(), v.y(), v.z()};
+}
+
+int cmd_info(const std::string& path, const std::string& units, bool json) {
+  const StrandSet s = load(path, units);
+  const StrandStatistics st = statistics(s);
+  const char* format = to_string(strand_format_from_path(path));
+  std::vector<std::string> attributes;
+  if (s.has_thickness()) attributes.push_back("thickness");
+  if (s.has_transparency()) attributes.push_back("transparency");
+  if (s.has_colors()) attributes.push_back("colors");
+  if (json) {
+    nlohmann::json j = {
+        {"file", path},
+        {"format", format},
+        {"file_units", units},
+        {"strands", st.strand_count},
+        {"points", st.point_count},
+        {"vertices_per_strand",
+         {{"min", st.vertices_min}, {"mean", st.vertices_mean}, {"max", st.vertices_max}}},
+        {"length_m",
+         {{"min", st.length_min}, {"median", st.length_median}, {"max", st.length_max}}},
+        {"bbox_m", {{"min", vec_json(st.bbox_min)}, {"max", vec_json(st.bbox_max)}}},
+        {"attributes", attributes}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("file        %s\nformat      %s\nfile units  %s (shown in m)\n", path.c_str(), format,
+              units.c_str());
+  std::printf("strands     %zu\npoints      %zu\n", st.strand_count, st.point_count);
+  std::printf("vertices    min %zu  mean %.4g  max %zu\n", st.vertices_min, st.vertices_mean,
+              st.vertices_max);
+  std::printf("length      min %.6g  median %.6g  max %.6g m\n", st.length_min, st.length_median,
+              st.length_max);
+  std::printf("bbox        (%.6g, %.6g, %.6g) .. (%.6g, %.6g, %.6g) m\n", st.bbox_min.x(),
+              st.bbox_min.y(), st.bbox_min.z(), st.bbox_max.x(), st.bbox_max.y(), st.bbox_max.z());
+  std::string attr;
+  for (const auto& a : attributes) attr += (attr.empty() ? "" : ", ") + a;
+  std::printf("attributes  %s\n", attr.empty() ? "none" : attr.c_str());
+  return 0;
+}
+
+struct ConvertArgs {
+  std::string in, out, units = "m", out_units;
+  int resample = 0;
+  bool ascii = false;
+};
+
+int cmd_convert(const ConvertArgs& a) {
+  StrandSet s = load(a.in, a.units);
+  if (a.resample != 0) s = resample(s, a.resample);
+  WriteOptions w;
+  w.units = parse_length_unit(a.out_units.empty() ? a.units : a.out_units, "--out-units");
+  w.ply_ascii = a.ascii;
+  write_strands(a.out, s, w);
+  std::cout << a.out << "\n";
+  return 0;
+}
+
+struct RenderArgs {
+  std::string in, out, head, units = "m", up = "y";
+  RenderOptions options;
+};
+
+int cmd_render(const RenderArgs& a) {
+  if (std::filesystem::path(a.out).extension() != ".png")
+    throw Error(a.out, "output must be a .png file");
+  RenderOptions options = a.options;
+  options.up = parse_axis(a.up);
+  const StrandSet s = load(a.in, a.units);
+  TriangleMesh head;
+  if (!a.head.empty()) head = read_mesh(a.head, {parse_length_unit(a.units)});
+  const Image img = render(s, a.head.empty() ? nullptr : &head, options);
+  write_png(a.out, img);
+  std::cout << a.out << "\n";
+  return 0;
+}
+
+struct GenerateArgs {
+  HairstyleParams params;
+  std::string style = "straight", out, head_out, units = "m";
+};
+
+int cmd_generate(GenerateArgs a) {
+  a.params.style = parse_hair_style(a.style);
+  const WriteOptions w{parse_length_unit(a.units), false};
+  strand_format_from_path(a.out);  // reject a bad extension before the work
+  const StrandSet s = generate_hairstyle(a.params);
+  write_strands(a.out, s, w);
+  std::cout << a.out << "\n";
+  if (!a.head_out.empty()) {
+    write_mesh(a.head_out, ellipsoid_mesh(a.params.head_radii), w);
+    std::cout << a.head_out << "\n";
+  }
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"hairsim: elastic-rod hair simulation (strand files, previews, generators)"};
+  app.require_subcommand(1);
+  const std::string units_help = "length unit of the numbers in the file: m, cm or mm";
+
+  std::string info_path, info_units = "m";
+  bool info_json = false;
+  auto* info = app.add_subcommand("info", "Statistics of a strand file");
+  info->add_option("FILE", info_path, "strand file")->required();
+  info->add_option("--units", info_units, units_help)->capture_default_str();
+  info->add_flag("--json", info_json, "print one JSON object");
+
+  ConvertArgs conv;
+  auto* convert = app.add_subcommand("convert", "Convert between strand formats (by extension)");
+  convert->add_option("IN", conv.in, "input strand file")->required();
+  convert->add_option("OUT", conv.out, "output strand file")->required();
+  convert->add_option("--units", conv.units, units_help)->capture_default_str();
+  convert->add_option("--out-units", conv.out_units, "unit to write (default: --units)");
+  convert->add_option("--resample", conv.resample, "resample every strand to N vertices");
+  convert->add_flag("--ascii", conv.ascii, "PLY: write ascii instead of binary");
+
+  RenderArgs ren;
+  auto* rend = app.add_subcommand("render", "Render a preview PNG of a strand file");
+  rend->add_option("IN", ren.in, "strand file")->required();
+  rend->add_option("-o,--output", ren.out, "output .png")->required();
+  rend->add_option("--units", ren.units, units_help + " (strands and head)")->capture_default_str();
+  rend->add_option("--head", ren.head, "head / collider mesh (.ply or .obj)");
+  rend->add_option("--width", ren.options.width, "image width (pixels)")->capture_default_str();
+  rend->add_option("--height", ren.options.height, "image height (pixels)")->capture_default_str();
+  rend->add_option("--up", ren.up, "up axis of the scene: x, y, z, -x, -y, -z")
+      ->capture_default_str();
+  rend->add_option("--azimuth", ren.options.azimuth_deg, "camera azimuth around +y (degrees)")
+      ->capture_default_str();
+  rend->add_option("--elevation", ren.options.elevation_deg, "camera elevation (degrees)")
+      ->capture_default_str();
+  rend->add_option("--line-width", ren.options.line_width_px, "strand width (pixels)")
+      ->capture_default_str();
+
+  GenerateArgs gen;
+  auto* gener = app.add_subcommand("generate", "Generate a hairstyle on an ellipsoid head");
+  gener->add_option("--style", gen.style, "straight, wavy or curly")->capture_default_str();
+  gener->add_option("--strands", gen.params.strands, "number of strands")->capture_default_str();
+  gener->add_option("--vertices", gen.params.vertices, "vertices per strand")
+      ->capture_default_str();
+  gener->add_option("--length", gen.params.length, "strand length (m)")->capture_default_str();
+  gener->add_option("--seed", gen.params.seed, "random seed")->capture_default_str();
+  gener->add_option("--wave-amplitude", gen.params.wave_amplitude, "wavy: amplitude (m)")
+      ->capture_default_str();
+  gener->add_option("--wave-length", gen.params.wave_length, "wavy: wavelength (m)")
+      ->capture_default_str();
+  gener->add_option("--curl-radius", gen.params.curl_radius, "curly: helix radius (m)")
+      ->capture_default_str();
+  gener->add_option("--curl-pitch", gen.params.curl_pitch, "curly: rise per turn (m)")
+      ->capture_default_str();
+  gener->add_option("-o,--output", gen.out, "output strand file")->required();
+  gener->add_option("--units", gen.units, "unit to write the file in")->capture_default_str();
+  gener->add_option("--head-out", gen.head_out, "also write the ellipsoid head mesh (.ply/.obj)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::cerr << "hairsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (*info) return cmd_info(info_path, info_units, info_json);
+  if (*convert) return cmd_convert(conv);
+  if (*rend) return cmd_render(ren);
+  if (*gener) return cmd_generate(gen);
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace hairsim
+
+int main(int argc, char** argv) {
+  try {
+    return hairsim::run(argc, argv);
+  } catch (const hairsim::Error& e) {
+    std::cerr << "hairsim: error: " << e.what() << "\n";
+    return hairsim::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "hairsim: failed: " << e.what() << "\n";
+    return hairsim::kExitFailure;
+  }
+}

@@ -1,0 +1,76 @@
+#pragma once
+// Helpers shared by the test files: fixture paths, scratch directories, running the CLI.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace hairsim::test {
+
+inline std::filesystem::path data_path(const std::string& name) {
+  return std::filesystem::path(HAIRSIM_TEST_DATA_DIR) / name;
+}
+
+// A fresh empty directory per test, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("hairsim_test_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
+             std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  const std::filesystem::path& path() const { return path_; }
+  // Names of the files in the directory.
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(path_))
+      names.push_back(e.path().filename().string());
+    return names;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::vector<char> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_bytes(const std::filesystem::path& p, const std::vector<char>& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+// Runs the hairsim executable with `args` (already shell-quoted), capturing stdout and stderr.
+inline CliResult run_cli(const std::string& args, const ScratchDir& dir) {
+  const auto out = dir / "cli.stdout", err = dir / "cli.stderr";
+  const std::string cmd = std::string("'") + HAIRSIM_CLI + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  CliResult r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, {}, {}};
+  auto slurp = [](const std::filesystem::path& p) {
+    const auto b = read_bytes(p);
+    return std::string(b.begin(), b.end());
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+}  // namespace hairsim::test

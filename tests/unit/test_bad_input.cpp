@@ -1,0 +1,267 @@
+// Malformed files: every reader names the file and byte offset; the CLI prints one line, exits
+// with code 2 and leaves no output file behind.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "hairsim/error.hpp"
+#include "hairsim/io.hpp"
+#include "test_support.hpp"
+
+namespace hairsim {
+namespace {
+
+using test::data_path;
+using test::ScratchDir;
+
+template <class T>
+void poke(std::vector<char>& bytes, std::size_t offset, T value) {
+  std::memcpy(bytes.data() + offset, &value, sizeof(T));
+}
+
+std::vector<char> fixture(const char* name) {
+  return test::read_bytes(data_path(name));
+}
+
+std::vector<char> truncated(const char* name, std::size_t keep) {
+  auto b = fixture(name);
+  b.resize(keep);
+  return b;
+}
+
+std::vector<char> text_bytes(const std::string& s) {
+  return {s.begin(), s.end()};
+}
+
+// Offset of the first vertex's x in the binary PLY fixture (just after "end_header\n").
+std::size_t ply_data_start(const std::vector<char>& b) {
+  const std::string_view t(b.data(), b.size());
+  return t.find("end_header\n") + 11;
+}
+
+struct BadCase {
+  std::string name;  // test label
+  std::string file;  // file name to write (extension picks the reader)
+  std::vector<char> bytes;
+  std::string message;  // substring the error must contain
+};
+
+std::vector<BadCase> bad_cases() {
+  std::vector<BadCase> cases;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const char* ext : {".hair", ".data", ".bin", ".ply", ".obj", ".usda"})
+    cases.push_back({std::string("empty") + ext, std::string("bad") + ext, {}, "empty file"});
+
+  // Cem Yuksel .hair: header fields at 4 (hair count), 8 (point count), 12 (array flags).
+  cases.push_back(
+      {"hair_truncated_header", "bad.hair", truncated("Bangs_100.hair", 100), "truncated header"});
+  cases.push_back({"hair_truncated", "bad.hair", truncated("Bangs_100.hair", 5000), "truncated"});
+  {
+    auto b = fixture("Bangs_100.hair");
+    poke<std::uint32_t>(b, 8, 50'000'000);
+    cases.push_back({"hair_count_larger_than_file", "bad.hair", b, "truncated"});
+  }
+  {
+    auto b = fixture("Bangs_100.hair");
+    poke<std::uint32_t>(b, 12, 0x3 | 0x40);
+    cases.push_back({"hair_unknown_flag_bits", "bad.hair", b, "unknown array flag bits 0x40"});
+  }
+  {
+    auto b = fixture("Bangs_100.hair");
+    poke<float>(b, 128 + 200 + 12 * 7 + 4, nan);  // point 7, y
+    cases.push_back({"hair_nan", "bad.hair", b, "byte 416: non-finite point coordinate"});
+  }
+  {
+    auto b = fixture("Bangs_100.hair");
+    poke<std::uint32_t>(b, 4, 0);
+    cases.push_back({"hair_zero_strands", "bad.hair", b, "no strands"});
+  }
+  {
+    auto b = fixture("Bangs_100.hair");
+    std::memcpy(b.data(), "HAIX", 4);
+    cases.push_back({"hair_bad_magic", "bad.hair", b, "not a HAIR file"});
+  }
+  // USC .data / CT2Hair .bin.
+  // A cut file is caught where a count first promises more than is left.
+  cases.push_back({"data_truncated", "bad.data", truncated("Bangs_100.data", 7001),
+                   "byte 6984: strand 49 vertex count 16 is larger than the file"});
+  cases.push_back({"bin_truncated", "bad.bin", truncated("Bangs_100.bin", 9000),
+                   "byte 8880: strand 27 vertex count 15 is larger than the file"});
+  {
+    auto b = fixture("Bangs_100.data");
+    poke<std::int32_t>(b, 0, 2'000'000'000);
+    cases.push_back({"data_count_larger_than_file", "bad.data", b, "larger than the file"});
+  }
+  {
+    auto b = fixture("Bangs_100.data");
+    poke<std::int32_t>(b, 4, 1'000'000);  // first strand's vertex count
+    cases.push_back({"data_vertices_larger_than_file", "bad.data", b, "larger than the file"});
+  }
+  {
+    auto b = fixture("Bangs_100.data");
+    poke<float>(b, 8 + 4, inf);
+    cases.push_back({"data_inf", "bad.data", b, "byte 12: non-finite vertex coordinate"});
+  }
+  {
+    auto b = fixture("Bangs_100.bin");
+    poke<float>(b, 8, nan);
+    cases.push_back({"bin_nan", "bad.bin", b, "byte 8: non-finite"});
+  }
+  cases.push_back({"data_zero_strands", "bad.data", std::vector<char>(4, 0), "no strands"});
+  {
+    auto b = fixture("Bangs_100.data");
+    poke<std::int32_t>(b, 0, -3);
+    cases.push_back({"data_negative_count", "bad.data", b, "negative strand count"});
+  }
+  // PLY.
+  {
+    auto b = fixture("Bangs_100_binary.ply");
+    b.resize(b.size() - 100);
+    cases.push_back({"ply_binary_truncated", "bad.ply", b,
+                     "element 'edge' declares 1065 rows, more than the file holds"});
+  }
+  {
+    auto b = fixture("Bangs_100_ascii.ply");
+    b.resize(b.size() / 2);
+    cases.push_back({"ply_ascii_truncated", "bad.ply", b, "unexpected end of file"});
+  }
+  {
+    const std::string head =
+        "ply\nformat binary_little_endian 1.0\nelement vertex 900000000\n"
+        "property float x\nproperty float y\nproperty float z\n"
+        "element strand 1\nproperty ushort nsegs\nend_header\n";
+    auto b = text_bytes(head);
+    b.resize(b.size() + 64, 0);
+    cases.push_back({"ply_count_larger_than_file", "bad.ply", b, "more than the file holds"});
+  }
+  {
+    auto b = fixture("Bangs_100_binary.ply");
+    const std::size_t at = ply_data_start(b) + 15 * 3;  // vertex 3 (15-byte rows), x
+    poke<float>(b, at, nan);
+    cases.push_back({"ply_binary_nan", "bad.ply", b,
+                     "byte " + std::to_string(at) + ": non-finite value in vertex.x row 3"});
+  }
+  cases.push_back({"ply_ascii_inf", "bad.ply",
+                   text_bytes("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
+                              "property float y\nproperty float z\nelement strand 1\n"
+                              "property ushort nsegs\nend_header\n0 0 0\n1 inf 0\n1\n"),
+                   "non-finite"});
+  cases.push_back({"ply_zero_strands", "bad.ply",
+                   text_bytes("ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\n"
+                              "property float y\nproperty float z\nelement strand 0\n"
+                              "property ushort nsegs\nend_header\n"),
+                   "no strands"});
+  cases.push_back({"ply_bad_magic", "bad.ply", text_bytes("plx\nformat ascii 1.0\n"), "not a PLY"});
+  cases.push_back({"ply_nsegs_mismatch", "bad.ply",
+                   text_bytes("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
+                              "property float y\nproperty float z\nelement strand 1\n"
+                              "property ushort nsegs\nend_header\n0 0 0\n1 0 0\n5\n"),
+                   "add up to 6 points"});
+  // OBJ and USDA.
+  cases.push_back({"obj_nan", "bad.obj", text_bytes("v 0 0 0\nv nan 1 0\nl 1 2\n"),
+                   "byte 10 (line 2): non-finite"});
+  cases.push_back({"obj_index_out_of_range", "bad.obj", text_bytes("v 0 0 0\nv 0 1 0\nl 1 3\n"),
+                   "out of range"});
+  cases.push_back({"obj_zero_strands", "bad.obj", text_bytes("v 0 0 0\nv 0 1 0\n"), "no strands"});
+  cases.push_back({"usda_count_mismatch", "bad.usda",
+                   text_bytes("#usda 1.0\ndef BasisCurves \"Hair\"\n{\n"
+                              "    int[] curveVertexCounts = [3]\n"
+                              "    point3f[] points = [(0, 0, 0), (0, 1, 0)]\n}\n"),
+                   "add up to 3 points"});
+  return cases;
+}
+
+TEST(BadInput, ReadersThrowErrorsNamingFileOffsetAndProblem) {
+  ScratchDir dir;
+  for (const BadCase& c : bad_cases()) {
+    const auto path = dir / c.file;
+    test::write_bytes(path, c.bytes);
+    try {
+      read_strands(path);
+      ADD_FAILURE() << c.name << ": no error";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path.string()), std::string::npos) << c.name << ": " << what;
+      EXPECT_NE(what.find(c.message), std::string::npos) << c.name << ": " << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << c.name << ": " << what;
+    }
+  }
+}
+
+TEST(BadInput, CliExitsTwoWithOneLineAndNoOutput) {
+  ScratchDir dir;
+  for (const BadCase& c : bad_cases()) {
+    const auto in = dir / c.file;
+    test::write_bytes(in, c.bytes);
+    for (const std::string out : {"out.ply", "out.hair"}) {
+      const auto r =
+          test::run_cli("convert '" + in.string() + "' '" + (dir / out).string() + "'", dir);
+      EXPECT_EQ(r.exit_code, 2) << c.name;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+      EXPECT_EQ(r.err.rfind("hairsim: error: ", 0), 0u) << c.name << ": " << r.err;
+      EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err;
+    }
+    const auto r =
+        test::run_cli("render '" + in.string() + "' -o '" + (dir / "x.png").string() + "'", dir);
+    EXPECT_EQ(r.exit_code, 2) << c.name;
+    // Only the input file remains: no output, no temporary file.
+    EXPECT_EQ(dir.files(), std::vector<std::string>{c.file}) << c.name;
+    std::filesystem::remove(in);
+  }
+}
+
+TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
+  ScratchDir dir;
+  const std::string bangs = data_path("Bangs_100.hair").string();
+  const std::string cases[] = {
+      "info '" + bangs + "' --units furlong",
+      "convert '" + bangs + "' '" + (dir / "out.xyz").string() + "'",
+      "convert '" + bangs + "' '" + (dir / "out.ply").string() + "' --resample 1",
+      "render '" + bangs + "' -o '" + (dir / "out.png").string() + "' --width 0",
+      "render '" + bangs + "' -o '" + (dir / "out.png").string() + "' --up w",
+      "render '" + bangs + "' -o '" + (dir / "out.jpg").string() + "'",
+      "generate --style frizzy -o '" + (dir / "g.hair").string() + "'",
+      "generate --strands 0 -o '" + (dir / "g.hair").string() + "'",
+      "generate --length -1 -o '" + (dir / "g.hair").string() + "'",
+      "info '" + (dir / "missing.hair").string() + "'",
+      "info",
+      "frobnicate"};
+  for (const std::string& args : cases) {
+    const auto r = test::run_cli(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_TRUE(dir.files().empty()) << args;
+  }
+}
+
+TEST(BadInput, DegenerateUscStrandsAreSkippedWithWarning) {
+  // Real USC files hold strands with 0 or 1 vertex: skipped and counted, not an error.
+  ScratchDir dir;
+  std::vector<char> b(4);
+  poke<std::int32_t>(b, 0, 4);
+  auto add_strand = [&](int n) {
+    const std::size_t at = b.size();
+    b.resize(at + 4 + 12 * n);
+    poke<std::int32_t>(b, at, n);
+    for (int v = 0; v < n; ++v) poke<float>(b, at + 4 + 12 * v + 4, static_cast<float>(v));
+  };
+  add_strand(3);
+  add_strand(0);
+  add_strand(1);
+  add_strand(2);
+  test::write_bytes(dir / "d.data", b);
+  ReadReport report;
+  const StrandSet s = read_strands(dir / "d.data", {}, &report);
+  EXPECT_EQ(s.strand_count(), 2u);
+  EXPECT_EQ(s.point_count(), 5u);
+  EXPECT_EQ(report.skipped_degenerate_strands, 2u);
+  const auto r = test::run_cli("info '" + (dir / "d.data").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("skipped 2 degenerate strands"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace hairsim

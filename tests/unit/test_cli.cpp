@@ -1,0 +1,91 @@
+// The hairsim executable end to end: info, convert, generate, render.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hairsim/io.hpp"
+#include "test_support.hpp"
+
+namespace hairsim {
+namespace {
+
+using test::data_path;
+using test::run_cli;
+using test::ScratchDir;
+
+TEST(Cli, InfoJsonReportsBangs) {
+  ScratchDir dir;
+  const auto r = run_cli("info '" + data_path("Bangs_100.hair").string() + "' --json", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["strands"], 100);  // fixture README
+  EXPECT_EQ(j["points"], 1165);
+  EXPECT_EQ(j["vertices_per_strand"]["min"], 5);
+  EXPECT_EQ(j["vertices_per_strand"]["max"], 21);
+}
+
+TEST(Cli, InfoUnitsScaleLengths) {
+  ScratchDir dir;
+  const std::string f = "'" + data_path("Bangs_100.data").string() + "'";
+  const auto m = nlohmann::json::parse(run_cli("info " + f + " --json", dir).out);
+  const auto mm = nlohmann::json::parse(run_cli("info " + f + " --json --units mm", dir).out);
+  EXPECT_NEAR(mm["length_m"]["max"].get<double>(), 1e-3 * m["length_m"]["max"].get<double>(),
+              1e-15);
+}
+
+TEST(Cli, ConvertChainKeepsPoints) {
+  ScratchDir dir;
+  const auto in = data_path("Bangs_100_binary.ply");
+  std::filesystem::path prev = in;
+  for (const char* next : {"a.hair", "b.obj", "c.usda", "d.bin", "e.ply"}) {
+    const auto r = run_cli("convert '" + prev.string() + "' '" + (dir / next).string() + "'", dir);
+    ASSERT_EQ(r.exit_code, 0) << next << ": " << r.err;
+    prev = dir / next;
+  }
+  EXPECT_EQ(read_strands(prev).points, read_strands(in).points);
+}
+
+TEST(Cli, ConvertResamplesAndChangesUnits) {
+  ScratchDir dir;
+  const auto r = run_cli("convert '" + data_path("Curly_100.ply").string() + "' '" +
+                             (dir / "c.hair").string() + "' --units mm --out-units m --resample 12",
+                         dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const StrandSet s = read_strands(dir / "c.hair");
+  EXPECT_EQ(s.point_count(), 1200u);
+  const StrandSet original = read_strands(data_path("Curly_100.ply"), {LengthUnit::mm});
+  // Root kept; stored as float32 metres (|x| < 0.26 m: half an ulp is at most 2^-25 m).
+  EXPECT_LE((s.points[0] - original.points[0]).cwiseAbs().maxCoeff(), 0x1.0p-25);
+}
+
+TEST(Cli, GenerateAndRenderWritePngAndHead) {
+  ScratchDir dir;
+  auto r =
+      run_cli("generate --style curly --strands 300 --vertices 24 -o '" +
+                  (dir / "g.hair").string() + "' --head-out '" + (dir / "head.ply").string() + "'",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_strands(dir / "g.hair").point_count(), 300u * 24u);
+  r = run_cli("render '" + (dir / "g.hair").string() + "' --head '" + (dir / "head.ply").string() +
+                  "' -o '" + (dir / "g.png").string() + "' --width 120 --height 90",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto png = test::read_bytes(dir / "g.png");
+  ASSERT_GT(png.size(), 24u);
+  EXPECT_EQ(std::string(png.begin() + 1, png.begin() + 4), "PNG");
+  EXPECT_EQ(png[19], 120);  // IHDR width, big-endian
+  EXPECT_EQ(png[23], 90);   // IHDR height
+}
+
+TEST(Cli, HelpExitsZero) {
+  ScratchDir dir;
+  for (const char* cmd :
+       {"--help", "info --help", "convert --help", "render --help", "generate --help"}) {
+    const auto r = run_cli(cmd, dir);
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace hairsim
