@@ -17,7 +17,7 @@ $hairsim generate --style curly --strands 3000 --vertices 48 --length 0.18 --see
 $hairsim render "$out/curly.hair" --head "$out/head_ellipsoid.ply" -o "$out/curly.png" \
   --azimuth -30 --elevation 15
 $hairsim render tests/data/Bangs_100.hair --units mm --head tests/data/Bangs_head.ply \
-  -o "$out/bangs.png"
+  -o "$out/bangs.png" --up x --azimuth 210 --elevation 10 --line-width 1.6
 $hairsim info tests/data/Bangs_100.hair --units mm > "$out/bangs_info.txt"
 
 echo "hairsim demo wrote:"

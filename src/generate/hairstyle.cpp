@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <random>
 
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
@@ -30,12 +29,13 @@ constexpr double kCombWeight = 2.0;  // comb direction against the normal at the
 constexpr double kStyleRamp = 0.02;  // m: waves and curls grow in over this length
 constexpr double kLayerMin = 0.003, kLayerMax = 0.012;  // m: drape offset above the scalp
 
-// Portable uniform doubles in [0, 1) from mt19937_64's specified output sequence (the standard
-// distributions are not portable across library implementations).
+// Portable, cheap random stream per strand: splitmix64 (Steele, Lea & Flood 2014) started at a
+// hash of (seed, strand). The standard distributions are not portable across library
+// implementations, and an mt19937_64 per strand costs more to seed than the strand to grow.
 class Random {
  public:
-  Random(std::uint64_t seed, std::uint64_t stream) : engine_(mix(seed ^ mix(stream + 1))) {}
-  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  Random(std::uint64_t seed, std::uint64_t stream) : state_(mix(seed) ^ mix(~stream)) {}
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   Vec3 direction() {  // uniform on the unit sphere (Archimedes: z uniform in [-1, 1])
     const double z = uniform(-1, 1), phi = uniform(0, 2 * kPi), r = std::sqrt(1 - z * z);
@@ -43,13 +43,13 @@ class Random {
   }
 
  private:
-  static std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
-    x += 0x9E3779B97F4A7C15ull;
+  static std::uint64_t mix(std::uint64_t x) {
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
   }
-  std::mt19937_64 engine_;
+  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ull); }
+  std::uint64_t state_;
 };
 
 bool on_scalp(const Vec3& u) {
@@ -99,6 +99,15 @@ std::vector<Vec3> grow_centerline(const Vec3& root, const Vec3& radii, double la
   return c;
 }
 
+// Parallel transport of d from unit tangent t to unit tangent t_new: the minimal rotation
+// about t x t_new (Rodrigues' formula with the half-angle form 1 / (1 + cos)).
+Vec3 transport(const Vec3& d, const Vec3& t, const Vec3& t_new) {
+  const Vec3 axis = t.cross(t_new);
+  const double c = t.dot(t_new);
+  if (c <= -1 + 1e-12) return -d;  // reversal: any half turn will do
+  return c * d + axis.cross(d) + axis * (axis.dot(d) / (1 + c));
+}
+
 // Adds the style's displacement in a parallel-transported frame (Bishop frame).
 void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng) {
   if (p.style == HairStyle::straight) return;
@@ -114,7 +123,7 @@ void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng) {
   double s = 0;
   for (std::size_t k = 1; k < c.size(); ++k) {
     const Vec3 t_new = (c[k] - c[k - 1]).normalized();
-    d1 = Eigen::Quaterniond::FromTwoVectors(t, t_new) * d1;  // parallel transport
+    d1 = transport(d1, t, t_new);
     t = t_new;
     const Vec3 d2 = t.cross(d1);
     s += (c[k] - c[k - 1]).norm();
@@ -197,7 +206,7 @@ StrandSet generate_hairstyle(const HairstyleParams& p) {
     const double layer = rng.uniform(kLayerMin, kLayerMax);
     const double grow = 1.3 * length * centerline_per_length;
     const int samples = static_cast<int>(
-        std::clamp(std::max(8.0 * p.vertices, grow * samples_per_metre) + 2, 64.0, 200000.0));
+        std::clamp(std::max(4.0 * p.vertices, grow * samples_per_metre) + 2, 64.0, 200000.0));
     std::vector<Vec3> curve =
         grow_centerline(root, p.head_radii, layer, grow / (samples - 1), samples);
     add_style(curve, p, rng);
