@@ -13,8 +13,12 @@ std::vector<char> read_file_bytes(const std::filesystem::path& path) {
     throw Error(file_location(path), "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(file_location(path), std::string("cannot open: ") + std::strerror(errno));
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(file_location(path), "read error");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw Error(file_location(path), "cannot determine the file size");
+  in.seekg(0, std::ios::beg);
+  std::vector<char> bytes(static_cast<std::size_t>(size));
+  if (!in.read(bytes.data(), size)) throw Error(file_location(path), "read error");
   return bytes;
 }
 
