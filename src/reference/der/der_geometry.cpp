@@ -1,0 +1,101 @@
+// DER kinematics (§4.2): curvature binormal, parallel transport, Bishop and material frames,
+// material curvatures, and the rest shape of a polyline.
+#include <Eigen/Geometry>
+#include <cmath>
+
+#include "hairsim/error.hpp"
+#include "reference/der/der_rod.hpp"
+
+namespace hairsim::der {
+
+Vec3 curvature_binormal(const Vec3& e_prev, const Vec3& e_next) {
+  return 2.0 * e_prev.cross(e_next) / (e_prev.norm() * e_next.norm() + e_prev.dot(e_next));
+}
+
+Vec3 parallel_transport(const Vec3& u, const Vec3& t1, const Vec3& t2) {
+  // Rotation about b = t1 x t2 by the angle between t1 and t2 (Rodrigues with the half-angle
+  // form 1 / (1 + cos)): exact, and the identity when t1 = t2.
+  const Vec3 b = t1.cross(t2);
+  const double c = t1.dot(t2);
+  return c * u + b.cross(u) + b * (b.dot(u) / (1 + c));
+}
+
+Vec3 any_orthogonal(const Vec3& t) {
+  return t.unitOrthogonal();
+}
+
+namespace {
+
+// Eq. (2): ω^j_i = ((κb)_i . m2^j, -(κb)_i . m1^j).
+Vec2 material_curvature(const Vec3& kb, const Vec3& m1, const Vec3& m2) {
+  return {kb.dot(m2), -kb.dot(m1)};
+}
+
+}  // namespace
+
+Frames compute_frames(const RodState& s) {
+  const int n_vertices = static_cast<int>(s.x.size());
+  const int n_edges = n_vertices - 1;
+  Frames f;
+  f.t.resize(n_edges);
+  f.u.resize(n_edges);
+  f.v.resize(n_edges);
+  f.m1.resize(n_edges);
+  f.m2.resize(n_edges);
+  f.edge_length.resize(n_edges);
+  for (int j = 0; j < n_edges; ++j) {
+    const Vec3 e = s.x[j + 1] - s.x[j];
+    f.edge_length[j] = e.norm();
+    f.t[j] = e / f.edge_length[j];
+  }
+  // Bishop frame: u^0 given, u^j = P_j(u^{j-1}), v^j = t^j x u^j (§4.2.2).
+  f.u[0] = s.u0;
+  for (int j = 1; j < n_edges; ++j) f.u[j] = parallel_transport(f.u[j - 1], f.t[j - 1], f.t[j]);
+  for (int j = 0; j < n_edges; ++j) {
+    f.v[j] = f.t[j].cross(f.u[j]);
+    const double c = std::cos(s.theta[j]), sn = std::sin(s.theta[j]);
+    f.m1[j] = c * f.u[j] + sn * f.v[j];   // §5: m1 = cos θ u + sin θ v
+    f.m2[j] = -sn * f.u[j] + c * f.v[j];  //     m2 = -sin θ u + cos θ v
+  }
+  f.kb.assign(n_vertices, Vec3::Zero());
+  f.curvature.assign(n_vertices, {Vec2::Zero(), Vec2::Zero()});
+  for (int i = 1; i < n_vertices - 1; ++i) {
+    f.kb[i] = curvature_binormal(s.x[i] - s.x[i - 1], s.x[i + 1] - s.x[i]);
+    f.curvature[i][0] = material_curvature(f.kb[i], f.m1[i - 1], f.m2[i - 1]);
+    f.curvature[i][1] = material_curvature(f.kb[i], f.m1[i], f.m2[i]);
+  }
+  return f;
+}
+
+RodState moved_to(const RodState& s, std::span<const Vec3> new_x) {
+  RodState out = s;
+  out.x.assign(new_x.begin(), new_x.end());
+  const Vec3 t_old = (s.x[1] - s.x[0]).normalized();
+  const Vec3 t_new = (out.x[1] - out.x[0]).normalized();
+  out.u0 = parallel_transport(s.u0, t_old, t_new);
+  out.u0 = (out.u0 - out.u0.dot(t_new) * t_new).normalized();  // keep it exactly adapted
+  return out;
+}
+
+RestShape rest_shape_from_polyline(std::span<const Vec3> polyline, const Vec3& u0,
+                                   std::span<const Mat2> bending, double twist_modulus) {
+  const int n_vertices = static_cast<int>(polyline.size());
+  if (n_vertices < 2) throw Error("der rest shape", "a rod needs at least 2 vertices");
+  if (static_cast<int>(bending.size()) != n_vertices - 1)
+    throw Error("der rest shape", "one bending matrix per edge is required");
+  RodState rest{{polyline.begin(), polyline.end()}, std::vector<double>(n_vertices - 1, 0.0), u0};
+  const Frames f = compute_frames(rest);
+  RestShape r;
+  r.edge_length = f.edge_length;
+  for (double l : r.edge_length)
+    if (!(l > 0)) throw Error("der rest shape", "zero-length edge in the rest polyline");
+  r.voronoi_length.assign(n_vertices, 0.0);
+  for (int i = 1; i < n_vertices - 1; ++i)
+    r.voronoi_length[i] = r.edge_length[i - 1] + r.edge_length[i];
+  r.curvature = f.curvature;
+  r.bending.assign(bending.begin(), bending.end());
+  r.twist_modulus = twist_modulus;
+  return r;
+}
+
+}  // namespace hairsim::der

@@ -1,0 +1,88 @@
+#pragma once
+// Discrete Elastic Rods (Bergou, Wardetzky, Robinson, Audoly, Grinspun 2008), reference
+// backend: double precision, Eigen, one rod at a time, written to be read next to the paper
+// (../shared/papers/discrete-elastic-rods-2008*.txt). Equation numbers are the paper's.
+//
+// Indexing (paper §4.2): vertices x_0 .. x_{N-1}; edges e^j = x_{j+1} - x_j, j = 0 .. N-2;
+// curvature, bending and twist live at the interior vertices i = 1 .. N-2, between edges i-1
+// and i. Frames and the angles theta^j live on edges.
+#include <Eigen/Core>
+#include <array>
+#include <span>
+#include <vector>
+
+namespace hairsim::der {
+
+using Vec2 = Eigen::Vector2d;
+using Vec3 = Eigen::Vector3d;
+using Mat2 = Eigen::Matrix2d;
+using Mat3 = Eigen::Matrix3d;
+
+// Barred quantities of the undeformed rod (Algorithm 1, line 1): precomputed, then fixed.
+struct RestShape {
+  std::vector<double> edge_length;     // |ē^j|
+  std::vector<double> voronoi_length;  // l̄_i = |ē^{i-1}| + |ē^i| (interior i; 0 elsewhere)
+  std::vector<std::array<Vec2, 2>> curvature;  // ω̄^j_i, slot 0: j = i-1, slot 1: j = i (eq. 2)
+  std::vector<Mat2> bending;                   // B^j, symmetric positive definite, per edge (eq. 3)
+  double twist_modulus = 0;                    // β
+
+  int vertex_count() const { return static_cast<int>(edge_length.size()) + 1; }
+};
+
+// Dynamic state: centerline and material-frame angles relative to the Bishop frame.
+struct RodState {
+  std::vector<Vec3> x;        // vertex positions
+  std::vector<double> theta;  // θ^j per edge
+  Vec3 u0;                    // Bishop vector of edge 0, unit and orthogonal to t^0 (§4.2.2)
+};
+
+// Everything derived from a state: one place computes it (compute_frames), all else reads it.
+struct Frames {
+  std::vector<Vec3> t, u, v;  // tangent and Bishop frame per edge (§4.2.2)
+  std::vector<Vec3> m1, m2;   // material frame per edge: Bishop frame turned by θ^j
+  std::vector<Vec3> kb;       // curvature binormal (κb)_i per vertex (eq. 1); 0 at the ends
+  std::vector<std::array<Vec2, 2>> curvature;  // ω^j_i (eq. 2), slots as in RestShape
+  std::vector<double> edge_length;             // current |e^j|
+};
+
+// --- Kinematics -------------------------------------------------------------------------
+// Eq. (1): (κb)_i = 2 e^{i-1} x e^i / (|e^{i-1}| |e^i| + e^{i-1} . e^i); |κb| = 2 tan(φ_i / 2).
+Vec3 curvature_binormal(const Vec3& e_prev, const Vec3& e_next);
+// Discrete parallel transport P (§4.2.2): the rotation about t1 x t2 that takes unit t1 to
+// unit t2, applied to u. Identity when t1 = t2; undefined for t1 = -t2.
+Vec3 parallel_transport(const Vec3& u, const Vec3& t1, const Vec3& t2);
+// Bishop frames by parallel transport of u0 along the rod, material frames from θ, κb and ω.
+Frames compute_frames(const RodState& state);
+// The state at new positions, with u0 parallel transported in time from the old to the new
+// first tangent (§4.2.2, "Bishop frame update").
+RodState moved_to(const RodState& state, std::span<const Vec3> new_x);
+
+// --- Rest shape ---------------------------------------------------------------------------
+// The rest shape of a polyline: ω̄ from its Bishop frame with θ = 0, so the undeformed material
+// frame is a Bishop frame (§4.1.1) and the polyline is at rest under no load. B^j = α_j Id
+// when `bending` holds one modulus per edge.
+RestShape rest_shape_from_polyline(std::span<const Vec3> polyline, const Vec3& u0,
+                                   std::span<const Mat2> bending, double twist_modulus);
+// A unit vector orthogonal to t (the default u0).
+Vec3 any_orthogonal(const Vec3& t);
+
+// --- Energies and derivatives (reference: plain loops, O(N)) ---------------------------------
+double bending_energy(const Frames& f, const RestShape& rest);  // eq. (3)
+double twist_energy(const RodState& s, const RestShape& rest);  // §4.2.2
+double elastic_energy(const RodState& s, const Frames& f, const RestShape& rest);
+
+// ∂E/∂θ^j, eq. (7).
+std::vector<double> theta_gradient(const RodState& s, const Frames& f, const RestShape& rest);
+// ∂²E/∂θ², tridiagonal (§5.1): lower[j] = H(j, j-1), diag[j], upper[j] = H(j, j+1).
+struct Tridiagonal {
+  std::vector<double> lower, diag, upper;
+};
+Tridiagonal theta_hessian(const RodState& s, const Frames& f, const RestShape& rest);
+
+// ∂E/∂x_i at fixed θ, with the Bishop frame moving with the centerline: gradient of the
+// material curvatures (eq. 11) through ∇κb and the holonomy gradient ∇Ψ_j (eqs. 9-10).
+std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const RestShape& rest);
+// ∇_i Ψ_j for all vertices i (eq. 10): the rotation of edge j's Bishop frame about t^j.
+std::vector<Vec3> holonomy_gradient(const Frames& f, int edge);
+
+}  // namespace hairsim::der
