@@ -86,3 +86,38 @@ std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const Re
 std::vector<Vec3> holonomy_gradient(const Frames& f, int edge);
 
 }  // namespace hairsim::der
+
+namespace hairsim::der {
+
+// Which material-frame angles are prescribed (§5): a clamped end keeps its material frame.
+struct TwistBoundary {
+  bool first_clamped = true;  // θ^0 held (its edge's material frame is prescribed)
+  bool last_clamped = false;  // θ^{N-2} held
+};
+
+struct TwistSolveReport {
+  int iterations = 0;
+  double residual = 0;  // max |∂E/∂θ^j| over the free angles after the solve
+  bool converged = false;
+};
+
+// Quasistatic material frame (§5.1, eq. 4): Newton's method with a backtracking line search on
+// ∂E/∂θ^j = 0 for every free angle, the tridiagonal Hessian solved by the Thomas algorithm,
+// starting from the current θ (a good guess between time steps). Stops when the residual is at
+// most `tolerance` (energy units) or after `max_iterations`.
+TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
+                                         const TwistBoundary& bc, double tolerance = 1e-10,
+                                         int max_iterations = 50);
+
+// Elastic force on every vertex of a rod whose material frame is quasistatic (§7.1):
+// F = -∂E/∂x at fixed θ, plus (∂E/∂θ^n) ∇Ψ_n when the last edge's material frame is clamped
+// (its θ^n must follow the Bishop frame's rotation by Ψ_n).
+std::vector<Vec3> elastic_forces(const RodState& s, const Frames& f, const RestShape& rest,
+                                 const TwistBoundary& bc);
+
+// θ^edge that turns the edge's Bishop frame onto the prescribed material vector `m1` (unit,
+// orthogonal to the edge's tangent): of the angles 2π apart, the one nearest to `near`, so a
+// clamp that has been turned many times keeps its accumulated twist.
+double angle_to_material_vector(const Frames& f, int edge, const Vec3& m1, double near);
+
+}  // namespace hairsim::der

@@ -1,0 +1,108 @@
+// Quasistatic material frame (§5.1) and the elastic forces of the quasistatic rod (§7.1).
+#include <Eigen/Geometry>
+#include <cmath>
+#include <numbers>
+
+#include "common/thomas.hpp"
+#include "reference/der/der_rod.hpp"
+
+namespace hairsim::der {
+namespace {
+
+bool is_free(int j, int n_edges, const TwistBoundary& bc) {
+  return !((j == 0 && bc.first_clamped) || (j == n_edges - 1 && bc.last_clamped));
+}
+
+double free_residual(const std::vector<double>& g, const TwistBoundary& bc) {
+  double r = 0;
+  const int n = static_cast<int>(g.size());
+  for (int j = 0; j < n; ++j)
+    if (is_free(j, n, bc)) r = std::max(r, std::abs(g[j]));
+  return r;
+}
+
+double energy_of(const RodState& s, const RestShape& rest) {
+  return elastic_energy(s, compute_frames(s), rest);
+}
+
+// Newton step δ with H δ = -g on the free angles (clamped rows: δ = 0).
+std::vector<double> newton_step(const Tridiagonal& h, const std::vector<double>& g,
+                                const TwistBoundary& bc) {
+  const int n = static_cast<int>(g.size());
+  Tridiagonal a = h;
+  std::vector<double> rhs(n), step(n), scratch(n);
+  for (int j = 0; j < n; ++j) {
+    rhs[j] = -g[j];
+    if (is_free(j, n, bc)) continue;
+    a.diag[j] = 1;  // decouple a clamped angle: its row becomes δ_j = 0
+    rhs[j] = 0;
+    a.upper[j] = a.lower[j] = 0;
+    if (j > 0) a.upper[j - 1] = 0;
+    if (j + 1 < n) a.lower[j + 1] = 0;
+  }
+  if (!kernels::thomas_solve(n, a.lower.data(), a.diag.data(), a.upper.data(), rhs.data(),
+                             step.data(), scratch.data()))
+    step.assign(n, 0.0);
+  return step;
+}
+
+}  // namespace
+
+TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
+                                         const TwistBoundary& bc, double tolerance,
+                                         int max_iterations) {
+  TwistSolveReport report;
+  const int n = static_cast<int>(s.theta.size());
+  for (; report.iterations <= max_iterations; ++report.iterations) {
+    const Frames f = compute_frames(s);
+    const std::vector<double> g = theta_gradient(s, f, rest);
+    report.residual = free_residual(g, bc);
+    if (report.residual <= tolerance) {
+      report.converged = true;
+      break;
+    }
+    if (report.iterations == max_iterations) break;
+    std::vector<double> step = newton_step(theta_hessian(s, f, rest), g, bc);
+    double slope = 0;
+    for (int j = 0; j < n; ++j) slope += g[j] * step[j];
+    if (!(slope < 0)) {  // Hessian not positive definite here: fall back to steepest descent
+      for (int j = 0; j < n; ++j) step[j] = is_free(j, n, bc) ? -g[j] : 0.0;
+      slope = 0;
+      for (int j = 0; j < n; ++j) slope += g[j] * step[j];
+    }
+    // Backtracking line search (Armijo) along the Newton direction (§5.1).
+    const double e0 = energy_of(s, rest);
+    double alpha = 1;
+    RodState trial = s;
+    for (int k = 0; k < 40; ++k, alpha *= 0.5) {
+      for (int j = 0; j < n; ++j) trial.theta[j] = s.theta[j] + alpha * step[j];
+      if (energy_of(trial, rest) <= e0 + 1e-4 * alpha * slope) break;
+    }
+    // Near the minimum, energy differences drown in round-off: take the full Newton step then.
+    if (energy_of(trial, rest) > e0)
+      for (int j = 0; j < n; ++j) trial.theta[j] = s.theta[j] + step[j];
+    s.theta = trial.theta;
+  }
+  return report;
+}
+
+std::vector<Vec3> elastic_forces(const RodState& s, const Frames& f, const RestShape& rest,
+                                 const TwistBoundary& bc) {
+  std::vector<Vec3> force = position_gradient(s, f, rest);
+  for (Vec3& v : force) v = -v;
+  if (bc.last_clamped) {
+    const int last = static_cast<int>(s.theta.size()) - 1;
+    const double dE_dtheta = theta_gradient(s, f, rest)[last];
+    const std::vector<Vec3> dpsi = holonomy_gradient(f, last);
+    for (std::size_t i = 0; i < force.size(); ++i) force[i] += dE_dtheta * dpsi[i];
+  }
+  return force;
+}
+
+double angle_to_material_vector(const Frames& f, int edge, const Vec3& m1, double near) {
+  const double angle = std::atan2(m1.dot(f.v[edge]), m1.dot(f.u[edge]));
+  const double two_pi = 2 * std::numbers::pi;
+  return angle + two_pi * std::round((near - angle) / two_pi);
+}
+
+}  // namespace hairsim::der
