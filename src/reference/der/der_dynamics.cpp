@@ -1,0 +1,110 @@
+#include "reference/der/der_dynamics.hpp"
+
+#include <cmath>
+
+#include "common/thomas.hpp"
+#include "hairsim/error.hpp"
+
+namespace hairsim::der {
+
+std::vector<double> lumped_masses(const RestShape& rest, double linear_density) {
+  const int n = rest.vertex_count();
+  std::vector<double> m(n, 0.0);
+  for (int j = 0; j + 1 < n; ++j) {
+    m[j] += 0.5 * linear_density * rest.edge_length[j];
+    m[j + 1] += 0.5 * linear_density * rest.edge_length[j];
+  }
+  return m;
+}
+
+ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& rest,
+                                      const std::vector<double>& mass,
+                                      const std::vector<bool>& fixed, double tolerance,
+                                      int max_iterations) {
+  const int n_edges = rest.vertex_count() - 1;
+  std::vector<double> w(x.size());  // inverse masses, 0 for fixed vertices
+  for (std::size_t i = 0; i < x.size(); ++i) w[i] = fixed[i] ? 0.0 : 1.0 / mass[i];
+  std::vector<double> lower(n_edges), diag(n_edges), upper(n_edges), c(n_edges), dl(n_edges),
+      scratch(n_edges);
+  std::vector<Vec3> e(n_edges);
+  ProjectionReport report;
+  for (;; ++report.iterations) {
+    report.max_length_error = 0;
+    for (int j = 0; j < n_edges; ++j) {
+      e[j] = x[j + 1] - x[j];
+      c[j] = e[j].squaredNorm() - rest.edge_length[j] * rest.edge_length[j];
+      report.max_length_error =
+          std::max(report.max_length_error, std::abs(e[j].norm() - rest.edge_length[j]));
+    }
+    if (report.max_length_error <= tolerance || report.iterations == max_iterations) break;
+    // ∇C_j: -2e^j at x_j, +2e^j at x_{j+1}. A = ∇C M⁻¹ ∇Cᵀ is tridiagonal:
+    //   A_jj = 4|e^j|² (w_j + w_{j+1}),  A_{j,j+1} = -4 (e^j . e^{j+1}) w_{j+1}.
+    for (int j = 0; j < n_edges; ++j) {
+      diag[j] = 4 * e[j].squaredNorm() * (w[j] + w[j + 1]);
+      upper[j] = j + 1 < n_edges ? -4 * e[j].dot(e[j + 1]) * w[j + 1] : 0.0;
+      lower[j] = j > 0 ? -4 * e[j - 1].dot(e[j]) * w[j] : 0.0;
+      if (diag[j] == 0) {  // both ends fixed: nothing to move, drop the constraint
+        diag[j] = 1;
+        c[j] = 0;
+        upper[j] = lower[j] = 0;
+        if (j > 0) upper[j - 1] = 0;
+        if (j + 1 < n_edges) lower[j + 1] = 0;
+      }
+    }
+    if (!kernels::thomas_solve(n_edges, lower.data(), diag.data(), upper.data(), c.data(),
+                               dl.data(), scratch.data()))
+      throw Error("der projection", "singular constraint system");
+    // x <- x - M⁻¹ ∇Cᵀ δλ.
+    for (int j = 0; j < n_edges; ++j) {
+      x[j] += w[j] * 2 * e[j] * dl[j];
+      x[j + 1] -= w[j + 1] * 2 * e[j] * dl[j];
+    }
+  }
+  return report;
+}
+
+ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
+  const int n = rod.rest.vertex_count();
+  const Frames f = compute_frames(rod.state);
+  const std::vector<Vec3> force = elastic_forces(rod.state, f, rod.rest, rod.twist);
+  // The material vector a clamped last edge must keep while its Bishop frame moves.
+  const Vec3 clamped_m1 = f.m1.back();
+
+  // Symplectic Euler (§7.2): velocities first, then positions with the new velocities.
+  std::vector<Vec3> x = rod.state.x;
+  for (int i = 0; i < n; ++i) {
+    if (rod.fixed[i]) continue;
+    const Vec3 accel = force[i] / rod.mass[i] + rod.gravity - rod.damping * rod.velocity[i];
+    rod.velocity[i] += dt * accel;
+    x[i] += dt * rod.velocity[i];
+  }
+  const ProjectionReport report =
+      project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
+  for (int i = 0; i < n; ++i)
+    rod.velocity[i] = rod.fixed[i] ? Vec3::Zero() : Vec3((x[i] - rod.state.x[i]) / dt);
+
+  // Bishop frame update (§4.2.2) and quasistatic material frame (§5.1).
+  const double last_theta = rod.state.theta.back();
+  rod.state = moved_to(rod.state, x);
+  if (rod.twist.last_clamped)
+    rod.state.theta.back() =
+        angle_to_material_vector(compute_frames(rod.state), n - 2, clamped_m1, last_theta);
+  solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
+  return report;
+}
+
+double kinetic_energy(const DynamicRod& rod) {
+  double e = 0;
+  for (std::size_t i = 0; i < rod.mass.size(); ++i)
+    e += 0.5 * rod.mass[i] * rod.velocity[i].squaredNorm();
+  return e;
+}
+
+double gravity_energy(const DynamicRod& rod) {
+  double e = 0;
+  for (std::size_t i = 0; i < rod.mass.size(); ++i)
+    e -= rod.mass[i] * rod.gravity.dot(rod.state.x[i]);
+  return e;
+}
+
+}  // namespace hairsim::der

@@ -1,0 +1,46 @@
+#pragma once
+// DER time stepping, reference backend: symplectic Euler on the centerline (§7.2) with
+// inextensibility enforced by fast projection (§8.1), the material frame quasistatic (§5.1).
+#include <vector>
+
+#include "reference/der/der_rod.hpp"
+
+namespace hairsim::der {
+
+struct DynamicRod {
+  RestShape rest;
+  RodState state;
+  std::vector<Vec3> velocity;  // m/s per vertex
+  std::vector<double> mass;    // kg per vertex (lumped: half of each adjacent rest edge)
+  std::vector<bool> fixed;     // vertices held in place (a clamped end fixes two)
+  TwistBoundary twist;
+  Vec3 gravity = Vec3::Zero();  // m/s²
+  double damping = 0;           // viscous damping rate (1/s): force -damping * mass * velocity
+};
+
+struct ProjectionReport {
+  int iterations = 0;
+  double max_length_error = 0;  // max | |e^j| - |ē^j| | after projection (m)
+};
+
+// Lumped masses ρ S (|ē^{i-1}| + |ē^i|) / 2 from a linear density ρS (kg/m).
+std::vector<double> lumped_masses(const RestShape& rest, double linear_density);
+
+// Fast projection (Goldenthal et al. 2007, as in DER §8.1): Newton iterations on the
+// constraints C_j = |e^j|² - |ē^j|² in the mass metric; each solves the tridiagonal system
+// (∇C M⁻¹ ∇Cᵀ) δλ = C by the Thomas algorithm. Fixed vertices have infinite mass.
+// Stops when every edge length is within `tolerance` (m) of its rest length.
+ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& rest,
+                                      const std::vector<double>& mass,
+                                      const std::vector<bool>& fixed, double tolerance,
+                                      int max_iterations = 50);
+
+// One step of Algorithm 1 (lines 6-11): forces, symplectic Euler, projection with the
+// velocity update v = (x_projected - x_old) / h, Bishop frame update, quasistatic twist.
+ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance);
+
+// Kinetic energy ½ Σ m |v|² and gravitational potential -Σ m g . x (J).
+double kinetic_energy(const DynamicRod& rod);
+double gravity_energy(const DynamicRod& rod);
+
+}  // namespace hairsim::der
