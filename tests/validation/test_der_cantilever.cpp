@@ -71,5 +71,63 @@ TEST(DerCantilever, FirstBendingFrequency) {
   EXPECT_LE(worst_length_error, 1e-10 * length);
 }
 
+// Tip drop / L of a heavy cantilever clamped horizontally, at equilibrium, by dynamic
+// relaxation. Γ = ρS g L³ / EI. Step, damping and stopping speed scale with the beam's own time
+// T = sqrt(ρS L⁴ / EI), so every parameter set is relaxed alike.
+struct Beam {
+  double length, bending_stiffness, linear_density, gravity;
+};
+struct DropResult {
+  double drop_over_length;
+  int steps;
+};
+DropResult heavy_cantilever_drop(int edges, const Beam& b) {
+  DynamicRod rod = cantilever(edges, b.length, b.bending_stiffness, b.linear_density);
+  rod.gravity = Vec3(0, -b.gravity, 0);
+  const double time = std::sqrt(b.linear_density * std::pow(b.length, 4) / b.bending_stiffness);
+  const double h = 1.0 / (edges - 0.5);   // edge length / L
+  const double dt = 0.15 * h * h * time;  // explicit bending stability scales with h²
+  const RelaxReport r =
+      relax_to_equilibrium(rod, dt, 8.0 / time, 1e-9 * b.length / time, 5'000'000);
+  EXPECT_TRUE(r.converged) << edges << " edges";
+  return {-rod.state.x.back().y() / b.length, r.steps};  // the clamp midpoint is at y = 0
+}
+DropResult heavy_cantilever_drop(int edges, double gamma) {
+  return heavy_cantilever_drop(edges, Beam{1.0, 1.0, 1.0, gamma});  // L = EI = ρS = 1, g = Γ
+}
+
+TEST(DerCantilever, HeavyCantileverDropMatchesReference) {
+  // Issue 3, case 2: drop / L = 0.123471 (Γ = 1), 0.700200 (Γ = 10), 0.937524 (Γ = 100), the
+  // issue's reference values for the inextensible heavy elastica, within 1e-3 relative at 80 edges.
+  const std::pair<double, double> cases[] = {{1, 0.123471}, {10, 0.700200}, {100, 0.937524}};
+  for (const auto& [gamma, expected] : cases) {
+    const DropResult d = heavy_cantilever_drop(80, gamma);
+    std::cout << "Γ = " << gamma << ": drop/L = " << d.drop_over_length << " (reference "
+              << expected << ", " << d.steps << " steps)\n";
+    EXPECT_NEAR(d.drop_over_length / expected, 1.0, 1e-3) << "Γ = " << gamma;
+  }
+}
+
+TEST(DerCantilever, HeavyCantileverConvergesAtSecondOrder) {
+  // Issue 3, case 2: observed order log2(|d20 - d40| / |d40 - d80|) >= 1.8 at Γ = 10.
+  const double d20 = heavy_cantilever_drop(20, 10).drop_over_length,
+               d40 = heavy_cantilever_drop(40, 10).drop_over_length,
+               d80 = heavy_cantilever_drop(80, 10).drop_over_length;
+  const double order = std::log2(std::abs(d20 - d40) / std::abs(d40 - d80));
+  std::cout << "drops " << d20 << " " << d40 << " " << d80 << ", observed order " << order << "\n";
+  EXPECT_GE(order, 1.8);
+}
+
+TEST(DerCantilever, DropDependsOnlyOnGamma) {
+  // Issue 3, case 3: two parameter sets with Γ = 10 give the same drop / L to 1e-6.
+  // Set B is a thick hair: L = 0.1 m, r = 0.1 mm, E = 1 GPa, ρ = 1000 kg/m³, g from Γ.
+  const double r = 1e-4, youngs = 1e9, rho = 1000, length = 0.1;
+  const double ei = youngs * M_PI * std::pow(r, 4) / 4, rho_s = rho * M_PI * r * r;
+  const Beam hair{length, ei, rho_s, 10 * ei / (rho_s * std::pow(length, 3))};
+  const double a = heavy_cantilever_drop(40, 10).drop_over_length;
+  const double b = heavy_cantilever_drop(40, hair).drop_over_length;
+  EXPECT_NEAR(a, b, 1e-6) << a << " vs " << b;
+}
+
 }  // namespace
 }  // namespace hairsim::der

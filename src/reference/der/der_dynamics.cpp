@@ -108,3 +108,25 @@ double gravity_energy(const DynamicRod& rod) {
 }
 
 }  // namespace hairsim::der
+
+namespace hairsim::der {
+
+RelaxReport relax_to_equilibrium(DynamicRod& rod, double dt, double damping, double speed_tolerance,
+                                 int max_steps) {
+  const double own_damping = rod.damping;
+  rod.damping = damping;
+  RelaxReport report;
+  for (; report.steps < max_steps; ++report.steps) {
+    step_symplectic(rod, dt, 1e-12 * rod.rest.edge_length.front());
+    report.max_speed = 0;
+    for (const Vec3& v : rod.velocity) report.max_speed = std::max(report.max_speed, v.norm());
+    if (report.steps > 10 && report.max_speed <= speed_tolerance) {
+      report.converged = true;
+      break;
+    }
+  }
+  rod.damping = own_damping;
+  return report;
+}
+
+}  // namespace hairsim::der

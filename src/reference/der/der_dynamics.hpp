@@ -44,3 +44,20 @@ double kinetic_energy(const DynamicRod& rod);
 double gravity_energy(const DynamicRod& rod);
 
 }  // namespace hairsim::der
+
+namespace hairsim::der {
+
+struct RelaxReport {
+  int steps = 0;
+  double max_speed = 0;  // m/s at the end
+  bool converged = false;
+};
+
+// Static mode: dynamic relaxation. Damped symplectic Euler steps (the rod's own damping
+// replaced by `damping`, best near twice the first natural frequency) until every vertex moves
+// slower than `speed_tolerance` (m/s); the remaining position error is about
+// speed_tolerance / damping. Used for load cases where only the equilibrium matters.
+RelaxReport relax_to_equilibrium(DynamicRod& rod, double dt, double damping, double speed_tolerance,
+                                 int max_steps);
+
+}  // namespace hairsim::der
