@@ -18,8 +18,8 @@ void BM_GenerateHairstyle(benchmark::State& state) {
   p.strands = static_cast<int>(state.range(0));
   p.vertices = 32;
   for (auto _ : state) benchmark::DoNotOptimize(generate_hairstyle(p).points.data());
-  state.counters["strands/s"] =
-      benchmark::Counter(static_cast<double>(p.strands), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["strands/s"] = benchmark::Counter(static_cast<double>(p.strands),
+                                                   benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_GenerateHairstyle)
     ->ArgsProduct({{1000, 10000, 100000}, {0, 1, 2}})

@@ -20,6 +20,13 @@ class Error : public std::runtime_error {
   std::string why_;
 };
 
+// A run that failed on valid input (the state became non-finite, a solver did not converge):
+// the CLI exits with code 1 instead of 2.
+class RunFailure : public Error {
+ public:
+  using Error::Error;
+};
+
 // "FILE" or "FILE: byte OFFSET" as the where of an Error about a file.
 std::string file_location(const std::filesystem::path& file);
 std::string file_location(const std::filesystem::path& file, std::uint64_t byte_offset);

@@ -9,6 +9,9 @@
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
+#include "io/file_bytes.hpp"
+#include "reference/der/der_scene.hpp"
+#include "scene/json_reader.hpp"
 
 namespace hairsim {
 namespace {
@@ -123,6 +126,51 @@ int cmd_generate(GenerateArgs a) {
   return 0;
 }
 
+struct RunArgs {
+  std::string scene, out, final_file, final_units = "m";
+  std::vector<std::string> overrides;
+};
+
+nlohmann::json load_scene_document(const std::string& path,
+                                   const std::vector<std::string>& overrides) {
+  const std::vector<char> bytes = io::read_file_bytes(path);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(bytes.begin(), bytes.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(file_location(path, e.byte), "invalid JSON");
+  }
+  for (const std::string& o : overrides) scene::apply_override(doc, o);
+  return doc;
+}
+
+int cmd_run(const RunArgs& a) {
+  const nlohmann::json doc = load_scene_document(a.scene, a.overrides);
+  der::DerScene sc;
+  try {
+    sc = der::parse_der_scene(doc);
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(a.scene + ": " + e.where(), e.why());
+  }
+  const WriteOptions final_options{parse_length_unit(a.final_units, "--final-units"), false};
+  if (!a.final_file.empty()) strand_format_from_path(a.final_file);  // reject before running
+  const std::filesystem::path out =
+      a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
+                    : std::filesystem::path(a.out);
+
+  const nlohmann::json summary = der::run_der_scene(sc);
+  std::filesystem::create_directories(out);
+  io::write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
+  std::cout << (out / "summary.json").string() << "\n";
+  if (!a.final_file.empty()) {
+    write_strands(a.final_file, der::rod_strands(sc.rod), final_options);
+    std::cout << a.final_file << "\n";
+  }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"hairsim: elastic-rod hair simulation (strand files, previews, generators)"};
   app.require_subcommand(1);
@@ -181,6 +229,16 @@ int run(int argc, char** argv) {
   gener->add_option("--units", gen.units, "unit to write the file in")->capture_default_str();
   gener->add_option("--head-out", gen.head_out, "also write the ellipsoid head mesh (.ply/.obj)");
 
+  RunArgs run_args;
+  auto* runc = app.add_subcommand("run", "Run a scene file (model der, backend reference)");
+  runc->add_option("SCENE", run_args.scene, "scene file (.json), see docs/scenes.md")->required();
+  runc->add_option("--out", run_args.out, "output folder (default: out/<scene name>)");
+  runc->add_option("--final", run_args.final_file, "write the last state as a strand file");
+  runc->add_option("--final-units", run_args.final_units, "unit of the --final file")
+      ->capture_default_str();
+  runc->add_option("--set", run_args.overrides,
+                   "override a scene field: key.path=value (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -192,6 +250,7 @@ int run(int argc, char** argv) {
   if (*convert) return cmd_convert(conv);
   if (*rend) return cmd_render(ren);
   if (*gener) return cmd_generate(gen);
+  if (*runc) return cmd_run(run_args);
   return kExitBadInput;
 }
 
@@ -201,6 +260,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return hairsim::run(argc, argv);
+  } catch (const hairsim::RunFailure& e) {
+    std::cerr << "hairsim: run failed: " << e.what() << "\n";
+    return hairsim::kExitFailure;
   } catch (const hairsim::Error& e) {
     std::cerr << "hairsim: error: " << e.what() << "\n";
     return hairsim::kExitBadInput;

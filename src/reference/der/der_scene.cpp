@@ -1,0 +1,175 @@
+#include "reference/der/der_scene.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include "scene/json_reader.hpp"
+
+namespace hairsim::der {
+namespace {
+
+using scene::JsonReader;
+
+struct Stiffness {
+  double bending, twist, linear_density;  // N m², N m², kg/m
+};
+
+// Either the material of a round rod (E, G, ρ, r: EI with I = πr⁴/4, GJ with J = πr⁴/2, ρπr²)
+// or the three stiffnesses directly (for nondimensional validation scenes).
+Stiffness parse_material(JsonReader m) {
+  Stiffness s{};
+  if (m.has("bending_stiffness")) {
+    s.bending = m.number("bending_stiffness", std::nullopt, "> 0", scene::positive);
+    s.twist = m.number("twist_stiffness", s.bending, "> 0", scene::positive);
+    s.linear_density = m.number("linear_density", std::nullopt, "> 0", scene::positive);
+  } else {
+    const double r = m.number("radius", 40e-6, "> 0", scene::positive);
+    const double e = m.number("youngs_modulus", 3e9, "> 0", scene::positive);
+    const double g = m.number("shear_modulus", e / (2 * (1 + 0.3)), "> 0", scene::positive);
+    const double rho = m.number("density", 1300, "> 0", scene::positive);
+    const double pi = std::numbers::pi;
+    s = {e * pi * std::pow(r, 4) / 4, g * pi * std::pow(r, 4) / 2, rho * pi * r * r};
+  }
+  m.finish();
+  return s;
+}
+
+// Rod vertices: a straight rod of `length` from the clamp point along `direction`; with a
+// clamped root the clamp point is the midpoint of the first edge (issue 3's convention).
+std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double length, int edges,
+                               bool clamped_root) {
+  const double h = length / (clamped_root ? edges - 0.5 : edges);
+  const Vec3 start = origin - (clamped_root ? 0.5 * h : 0.0) * direction;
+  std::vector<Vec3> x;
+  for (int i = 0; i <= edges; ++i) x.push_back(start + i * h * direction);
+  return x;
+}
+
+}  // namespace
+
+DerScene parse_der_scene(const nlohmann::json& document) {
+  JsonReader top(document, "");
+  DerScene sc;
+  const std::string model = top.string("model", "der");
+  if (model != "der") top.fail("model", "this build runs model 'der' only (got '" + model + "')");
+  const std::string backend = top.string("backend", "reference");
+  if (backend != "reference")
+    top.fail("backend", "this build runs backend 'reference' only (got '" + backend + "')");
+
+  JsonReader rod = top.object("rod");
+  const std::string shape = rod.string("shape", "straight");
+  if (shape != "straight") rod.fail("shape", "only 'straight' rods are supported so far");
+  sc.length = rod.number("length", std::nullopt, "> 0", scene::positive);
+  const Vec3 direction = rod.vec3("direction", Vec3::UnitX());
+  if (direction.norm() == 0) rod.fail("direction", "must be non-zero");
+  sc.clamp_point = rod.vec3("origin", Vec3::Zero());
+  const int edges = rod.integer("edges", 40, 2, 100000);
+  const std::string root = rod.string("root", "clamped"), tip = rod.string("tip", "free");
+  for (const auto& [key, value] : {std::pair{"root", root}, std::pair{"tip", tip}})
+    if (value != "clamped" && value != "free") rod.fail(key, "must be 'clamped' or 'free'");
+  rod.finish();
+
+  const Stiffness k = parse_material(top.object("material"));
+  const bool root_clamped = root == "clamped", tip_clamped = tip == "clamped";
+  const std::vector<Vec3> x =
+      straight_rod(sc.clamp_point, direction.normalized(), sc.length, edges, root_clamped);
+  const Vec3 u0 = any_orthogonal(direction.normalized());
+  DynamicRod& r = sc.rod;
+  r.rest = rest_shape_from_polyline(x, u0, std::vector<Mat2>(edges, k.bending * Mat2::Identity()),
+                                    k.twist);
+  r.state = {x, std::vector<double>(edges, 0.0), u0};
+  r.velocity.assign(x.size(), Vec3::Zero());
+  r.mass = lumped_masses(r.rest, k.linear_density);
+  r.fixed.assign(x.size(), false);
+  if (root_clamped) r.fixed[0] = r.fixed[1] = true;
+  if (tip_clamped) r.fixed[edges] = r.fixed[edges - 1] = true;
+  r.twist = {root_clamped, tip_clamped};
+  r.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
+  r.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
+
+  // The beam's own time scale T = sqrt(ρS L⁴ / EI) and the explicit stability limit of the
+  // discrete bending operator, about 0.15 h² sqrt(ρS / EI) (measured; docs/models/der.md).
+  const double h = r.rest.edge_length.front();
+  const double time_scale = std::sqrt(k.linear_density * std::pow(sc.length, 4) / k.bending);
+  const double stable_dt = 0.15 * h * h * std::sqrt(k.linear_density / k.bending);
+  JsonReader time = top.object("time");
+  sc.dt = time.number("dt", stable_dt, "> 0", scene::positive);
+  sc.steps = time.integer("steps", 1000, 0, 1'000'000'000);
+  time.finish();
+  JsonReader st = top.object("static");
+  sc.static_mode = st.boolean("enabled", false);
+  sc.relax_damping = st.number("damping", 8.0 / time_scale, "> 0", scene::positive);
+  sc.relax_speed_tolerance =
+      st.number("speed_tolerance", 1e-9 * sc.length / time_scale, "> 0", scene::positive);
+  sc.relax_max_steps = st.integer("max_steps", 10'000'000, 1, 1'000'000'000);
+  st.finish();
+  top.finish();
+  return sc;
+}
+
+namespace {
+
+void check_finite(const DynamicRod& rod, int step) {
+  for (std::size_t i = 0; i < rod.state.x.size(); ++i)
+    if (!rod.state.x[i].allFinite() || !rod.velocity[i].allFinite())
+      throw RunFailure("strand 0, step " + std::to_string(step),
+                       "non-finite position or velocity at vertex " + std::to_string(i));
+}
+
+}  // namespace
+
+nlohmann::json run_der_scene(DerScene& sc) {
+  const auto start = std::chrono::steady_clock::now();
+  DynamicRod& rod = sc.rod;
+  double max_stretch = 0;
+  int steps = 0;
+  bool converged = true;
+  if (sc.static_mode) {
+    const RelaxReport r = relax_to_equilibrium(rod, sc.dt, sc.relax_damping,
+                                               sc.relax_speed_tolerance, sc.relax_max_steps);
+    steps = r.steps;
+    converged = r.converged;
+    check_finite(rod, steps);
+    if (!converged)
+      throw RunFailure("static", "no equilibrium within " + std::to_string(sc.relax_max_steps) +
+                                     " steps (max speed " + std::to_string(r.max_speed) + " m/s)");
+  } else {
+    for (; steps < sc.steps; ++steps) {
+      const ProjectionReport p = step_symplectic(rod, sc.dt, 1e-12 * sc.length);
+      max_stretch = std::max(max_stretch, p.max_length_error);
+      check_finite(rod, steps + 1);
+    }
+  }
+  for (std::size_t j = 0; j + 1 < rod.state.x.size(); ++j)
+    max_stretch = std::max(max_stretch, std::abs((rod.state.x[j + 1] - rod.state.x[j]).norm() -
+                                                 rod.rest.edge_length[j]));
+  const Frames f = compute_frames(rod.state);
+  const Vec3 tip = rod.state.x.back();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {{"model", "der"},
+          {"backend", "reference"},
+          {"mode", sc.static_mode ? "static" : "dynamic"},
+          {"steps", steps},
+          {"dt_s", sc.dt},
+          {"wall_time_s", wall},
+          {"energies_J",
+           {{"kinetic", kinetic_energy(rod)},
+            {"bending", bending_energy(f, rod.rest)},
+            {"twist", twist_energy(rod.state, rod.rest)},
+            {"gravity", gravity_energy(rod)}}},
+          {"max_stretch_m", max_stretch},
+          {"finite", true},
+          {"length_m", sc.length},
+          {"clamp_point_m", {sc.clamp_point.x(), sc.clamp_point.y(), sc.clamp_point.z()}},
+          {"tip_position_m", {tip.x(), tip.y(), tip.z()}}};
+}
+
+StrandSet rod_strands(const DynamicRod& rod) {
+  StrandSet s;
+  s.add_strand(rod.state.x);
+  return s;
+}
+
+}  // namespace hairsim::der
