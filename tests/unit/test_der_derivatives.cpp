@@ -18,16 +18,26 @@ struct RandomRod {
 };
 
 // A random smooth space curve (rest shape), random SPD B^j, and a perturbed state with random θ.
-RandomRod random_rod(int vertices, unsigned seed) {
+RandomRod random_rod(int vertices, unsigned seed, bool closed = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<Vec3> rest_x{Vec3::Zero()};
-  Vec3 dir = Vec3(u(rng), u(rng), u(rng)).normalized();
-  for (int i = 1; i < vertices; ++i) {
-    dir = (dir + 0.6 * Vec3(u(rng), u(rng), u(rng))).normalized();
-    rest_x.push_back(rest_x.back() + (0.1 + 0.05 * u(rng)) * dir);
+  std::vector<Vec3> rest_x;
+  if (closed) {  // a wobbly, non-planar ring
+    for (int i = 0; i < vertices; ++i) {
+      const double a = 2 * std::numbers::pi * i / vertices;
+      rest_x.emplace_back((1 + 0.2 * u(rng)) * std::cos(a), (1 + 0.2 * u(rng)) * std::sin(a),
+                          0.3 * u(rng));
+    }
+  } else {
+    rest_x.push_back(Vec3::Zero());
+    Vec3 dir = Vec3(u(rng), u(rng), u(rng)).normalized();
+    for (int i = 1; i < vertices; ++i) {
+      dir = (dir + 0.6 * Vec3(u(rng), u(rng), u(rng))).normalized();
+      rest_x.push_back(rest_x.back() + (0.1 + 0.05 * u(rng)) * dir);
+    }
   }
-  std::vector<Mat2> b(vertices - 1);
+  const int edges = closed ? vertices : vertices - 1;
+  std::vector<Mat2> b(edges);
   for (Mat2& m : b) {
     Mat2 a;
     a << u(rng), u(rng), u(rng), u(rng);
@@ -35,8 +45,9 @@ RandomRod random_rod(int vertices, unsigned seed) {
   }
   const Vec3 u0 = any_orthogonal((rest_x[1] - rest_x[0]).normalized());
   RandomRod rod;
-  rod.rest = rest_shape_from_polyline(rest_x, u0, b, 0.7);
-  RodState rest_state{rest_x, std::vector<double>(vertices - 1, 0.0), u0};
+  rod.rest = rest_shape_from_polyline(rest_x, u0, b, 0.7, closed);
+  rod.rest.closing_twist += 1.3;  // rings: some imposed twist, so the closing term is exercised
+  RodState rest_state{rest_x, std::vector<double>(edges, 0.0), u0, closed};
   std::vector<Vec3> x = rest_x;
   for (Vec3& p : x) p += 0.03 * Vec3(u(rng), u(rng), u(rng));
   rod.state = moved_to(rest_state, x);
@@ -73,8 +84,8 @@ TEST(DerEnergy, CurvedRestPolylineIsAtRest) {
 }
 
 TEST(DerDerivatives, ThetaGradientMatchesFiniteDifferences) {
-  for (unsigned seed : {1u, 2u, 3u}) {
-    const RandomRod rod = random_rod(14, seed);
+  for (unsigned seed : {1u, 2u, 3u, 101u, 102u}) {
+    const RandomRod rod = random_rod(14, seed, seed > 100);
     const auto g = theta_gradient(rod.state, compute_frames(rod.state), rod.rest);
     std::vector<double> err(g.size());
     for (std::size_t j = 0; j < g.size(); ++j) {
@@ -88,8 +99,8 @@ TEST(DerDerivatives, ThetaGradientMatchesFiniteDifferences) {
 }
 
 TEST(DerDerivatives, ThetaHessianMatchesFiniteDifferences) {
-  for (unsigned seed : {4u, 5u}) {
-    const RandomRod rod = random_rod(14, seed);
+  for (unsigned seed : {4u, 5u, 104u}) {
+    const RandomRod rod = random_rod(14, seed, seed > 100);
     const Tridiagonal h = theta_hessian(rod.state, compute_frames(rod.state), rod.rest);
     const int n = static_cast<int>(h.diag.size());
     double worst = 0, scale = 0;
@@ -101,7 +112,9 @@ TEST(DerDerivatives, ThetaHessianMatchesFiniteDifferences) {
       const auto gm = theta_gradient(m, compute_frames(m), rod.rest);
       for (int i = 0; i < n; ++i) {  // column j of the Hessian
         const double fd = (gp[i] - gm[i]) / (2 * kStep);
+        const bool corner = rod.rest.closed && ((i == 0 && j == n - 1) || (i == n - 1 && j == 0));
         const double analytic = i == j       ? h.diag[j]
+                                : corner     ? h.corner
                                 : i == j - 1 ? h.upper[i]
                                 : i == j + 1 ? h.lower[i]
                                              : 0;
@@ -116,8 +129,8 @@ TEST(DerDerivatives, ThetaHessianMatchesFiniteDifferences) {
 TEST(DerDerivatives, PositionGradientMatchesFiniteDifferences) {
   // E(x, θ) with θ held and the Bishop frame following the centerline (u0 transported in time),
   // so the gradient includes the holonomy terms of eqs. (9)-(11).
-  for (unsigned seed : {6u, 7u, 8u}) {
-    const RandomRod rod = random_rod(12, seed);
+  for (unsigned seed : {6u, 7u, 8u, 106u, 107u}) {
+    const RandomRod rod = random_rod(12, seed, seed > 100);
     const auto g = position_gradient(rod.state, compute_frames(rod.state), rod.rest);
     double worst = 0, scale = 0;
     for (std::size_t i = 0; i < rod.state.x.size(); ++i)
@@ -140,7 +153,7 @@ TEST(DerDerivatives, HolonomyGradientMatchesFiniteDifferences) {
   const RandomRod rod = random_rod(10, 9);
   const Frames f0 = compute_frames(rod.state);
   const int edge = 7;
-  const auto g = holonomy_gradient(f0, edge);
+  const auto g = holonomy_gradient(f0, rod.rest, edge);
   auto psi = [&](const std::vector<Vec3>& x) {
     const RodState s = moved_to(rod.state, x);
     const Frames f = compute_frames(s);

@@ -63,3 +63,37 @@ TEST(Thomas, SolvesInPlaceAndReportsZeroPivot) {
 
 }  // namespace
 }  // namespace hairsim
+
+namespace hairsim {
+namespace {
+
+TEST(Thomas, CyclicMatchesDenseSolve) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int n : {3, 4, 9, 50, 300}) {
+    std::vector<double> lo(n), di(n), up(n), rhs(n), x(n), scratch(4 * n);
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, n);
+    for (int i = 0; i < n; ++i) {
+      lo[i] = u(rng);
+      up[i] = u(rng);
+      rhs[i] = u(rng);
+    }
+    const double top_right = u(rng), bottom_left = u(rng);
+    for (int i = 0; i < n; ++i) {
+      di[i] = 2.5 + std::abs(u(rng));  // diagonally dominant, corners included
+      a(i, i) = di[i];
+      if (i > 0) a(i, i - 1) = lo[i];
+      if (i + 1 < n) a(i, i + 1) = up[i];
+    }
+    a(0, n - 1) += top_right;
+    a(n - 1, 0) += bottom_left;
+    ASSERT_TRUE(kernels::cyclic_thomas_solve(n, lo.data(), di.data(), up.data(), top_right,
+                                             bottom_left, rhs.data(), x.data(), scratch.data()));
+    Eigen::VectorXd b = Eigen::Map<Eigen::VectorXd>(rhs.data(), n);
+    const Eigen::VectorXd expected = a.partialPivLu().solve(b);
+    for (int i = 0; i < n; ++i) ASSERT_NEAR(x[i], expected[i], 1e-12) << n << " " << i;
+  }
+}
+
+}  // namespace
+}  // namespace hairsim

@@ -10,9 +10,9 @@ namespace hairsim::der {
 std::vector<double> lumped_masses(const RestShape& rest, double linear_density) {
   const int n = rest.vertex_count();
   std::vector<double> m(n, 0.0);
-  for (int j = 0; j + 1 < n; ++j) {
+  for (int j = 0; j < rest.edge_count(); ++j) {
     m[j] += 0.5 * linear_density * rest.edge_length[j];
-    m[j + 1] += 0.5 * linear_density * rest.edge_length[j];
+    m[j + 1 == n ? 0 : j + 1] += 0.5 * linear_density * rest.edge_length[j];
   }
   return m;
 }
@@ -21,26 +21,29 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
                                       const std::vector<double>& mass,
                                       const std::vector<bool>& fixed, double tolerance,
                                       int max_iterations) {
-  const int n_edges = rest.vertex_count() - 1;
+  const int n_edges = rest.edge_count();
+  const int n_vertices = rest.vertex_count();
+  auto head = [&](int j) { return j + 1 == n_vertices ? 0 : j + 1; };  // end vertex of edge j
   std::vector<double> w(x.size());  // inverse masses, 0 for fixed vertices
   for (std::size_t i = 0; i < x.size(); ++i) w[i] = fixed[i] ? 0.0 : 1.0 / mass[i];
   std::vector<double> lower(n_edges), diag(n_edges), upper(n_edges), c(n_edges), dl(n_edges),
-      scratch(n_edges);
+      scratch(4 * n_edges);
   std::vector<Vec3> e(n_edges);
   ProjectionReport report;
   for (;; ++report.iterations) {
     report.max_length_error = 0;
     for (int j = 0; j < n_edges; ++j) {
-      e[j] = x[j + 1] - x[j];
+      e[j] = x[head(j)] - x[j];
       c[j] = e[j].squaredNorm() - rest.edge_length[j] * rest.edge_length[j];
       report.max_length_error =
           std::max(report.max_length_error, std::abs(e[j].norm() - rest.edge_length[j]));
     }
     if (report.max_length_error <= tolerance || report.iterations == max_iterations) break;
-    // ∇C_j: -2e^j at x_j, +2e^j at x_{j+1}. A = ∇C M⁻¹ ∇Cᵀ is tridiagonal:
-    //   A_jj = 4|e^j|² (w_j + w_{j+1}),  A_{j,j+1} = -4 (e^j . e^{j+1}) w_{j+1}.
+    // ∇C_j: -2e^j at the edge's start, +2e^j at its end. A = ∇C M⁻¹ ∇Cᵀ is tridiagonal
+    // (cyclic for a ring): A_jj = 4|e^j|² (w_start + w_end), and edges j, j+1 sharing vertex v
+    // couple by -4 (e^j . e^{j+1}) w_v.
     for (int j = 0; j < n_edges; ++j) {
-      diag[j] = 4 * e[j].squaredNorm() * (w[j] + w[j + 1]);
+      diag[j] = 4 * e[j].squaredNorm() * (w[j] + w[head(j)]);
       upper[j] = j + 1 < n_edges ? -4 * e[j].dot(e[j + 1]) * w[j + 1] : 0.0;
       lower[j] = j > 0 ? -4 * e[j - 1].dot(e[j]) * w[j] : 0.0;
       if (diag[j] == 0) {  // both ends fixed: nothing to move, drop the constraint
@@ -51,13 +54,18 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
         if (j + 1 < n_edges) lower[j + 1] = 0;
       }
     }
-    if (!kernels::thomas_solve(n_edges, lower.data(), diag.data(), upper.data(), c.data(),
-                               dl.data(), scratch.data()))
-      throw Error("der projection", "singular constraint system");
+    const bool solved =
+        rest.closed ? kernels::cyclic_thomas_solve(n_edges, lower.data(), diag.data(), upper.data(),
+                                                   -4 * e[n_edges - 1].dot(e[0]) * w[0],
+                                                   -4 * e[n_edges - 1].dot(e[0]) * w[0], c.data(),
+                                                   dl.data(), scratch.data())
+                    : kernels::thomas_solve(n_edges, lower.data(), diag.data(), upper.data(),
+                                            c.data(), dl.data(), scratch.data());
+    if (!solved) throw Error("der projection", "singular constraint system");
     // x <- x - M⁻¹ ∇Cᵀ δλ.
     for (int j = 0; j < n_edges; ++j) {
       x[j] += w[j] * 2 * e[j] * dl[j];
-      x[j + 1] -= w[j + 1] * 2 * e[j] * dl[j];
+      x[head(j)] -= w[head(j)] * 2 * e[j] * dl[j];
     }
   }
   return report;
@@ -87,8 +95,8 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
   const double last_theta = rod.state.theta.back();
   rod.state = moved_to(rod.state, x);
   if (rod.twist.last_clamped)
-    rod.state.theta.back() =
-        angle_to_material_vector(compute_frames(rod.state), n - 2, clamped_m1, last_theta);
+    rod.state.theta.back() = angle_to_material_vector(
+        compute_frames(rod.state), rod.rest.edge_count() - 1, clamped_m1, last_theta);
   solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
   return report;
 }

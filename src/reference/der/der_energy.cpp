@@ -16,101 +16,130 @@ Mat3 skew(const Vec3& a) {  // [a] x = a × x
   return m;
 }
 
-// Edge j of bending slot k at vertex i: slot 0 is edge i-1, slot 1 is edge i.
-int slot_edge(int i, int slot) {
-  return i - 1 + slot;
+// Edge of bending slot k at vertex i: slot 0 is the edge before i, slot 1 is edge i.
+int slot_edge(const RestShape& r, int i, int slot) {
+  return slot == 0 ? r.edge_before(i) : i;
+}
+
+// ∇ψ_k of eq. (9) at the vertices before, at and after k.
+struct HolonomyStencil {
+  Vec3 before, at, after;
+};
+HolonomyStencil holonomy_stencil(const Frames& f, const RestShape& r, int k) {
+  const Vec3 before = f.kb[k] / (2 * f.edge_length[r.edge_before(k)]);
+  const Vec3 after = -f.kb[k] / (2 * f.edge_length[k]);
+  return {before, -(before + after), after};
 }
 
 }  // namespace
 
 double bending_energy(const Frames& f, const RestShape& r) {
   double energy = 0;
-  for (int i = 1; i + 1 < r.vertex_count(); ++i)
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i)
     for (int k = 0; k < 2; ++k) {
       const Vec2 d = f.curvature[i][k] - r.curvature[i][k];
-      energy += d.dot(r.bending[slot_edge(i, k)] * d) / (2 * r.voronoi_length[i]);
+      energy += d.dot(r.bending[slot_edge(r, i, k)] * d) / (2 * r.voronoi_length[i]);
     }
   return energy;
 }
 
-double twist_energy(const RodState& s, const RestShape& r) {
-  // Σ β m_i² / l_i with the integrated twist m_i = θ^i - θ^{i-1} (§4.2.2).
+double twist_at(const RodState& s, const Frames& f, const RestShape& r, int i) {
+  const double m = s.theta[i] - s.theta[r.edge_before(i)];
+  return r.closed && i == 0 ? m - f.closing_holonomy + r.closing_twist : m;
+}
+
+double twist_energy(const RodState& s, const Frames& f, const RestShape& r) {
+  // Σ β m_i² / l_i with the integrated twist m_i (§4.2.2).
   double energy = 0;
-  for (int i = 1; i + 1 < r.vertex_count(); ++i) {
-    const double m = s.theta[i] - s.theta[i - 1];
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i) {
+    const double m = twist_at(s, f, r, i);
     energy += r.twist_modulus * m * m / r.voronoi_length[i];
   }
   return energy;
 }
 
 double elastic_energy(const RodState& s, const Frames& f, const RestShape& r) {
-  return bending_energy(f, r) + twist_energy(s, r);
+  return bending_energy(f, r) + twist_energy(s, f, r);
 }
 
 std::vector<double> theta_gradient(const RodState& s, const Frames& f, const RestShape& r) {
-  const int n_edges = r.vertex_count() - 1;
-  std::vector<double> g(n_edges, 0.0);
-  for (int i = 1; i < n_edges; ++i) {
+  std::vector<double> g(r.edge_count(), 0.0);
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i) {
     // Bending: ∂W_i/∂θ^j = (1/l_i) (ω^j_i)ᵀ J B^j (ω^j_i - ω̄^j_i), using ∂ω/∂θ = -J ω.
     for (int k = 0; k < 2; ++k) {
-      const int j = slot_edge(i, k);
+      const int j = slot_edge(r, i, k);
       const Vec2& w = f.curvature[i][k];
       g[j] += w.dot(kJ * r.bending[j] * (w - r.curvature[i][k])) / r.voronoi_length[i];
     }
-    // Twist: 2β m_i / l_i towards θ^i, and its negative towards θ^{i-1}.
-    const double torque = 2 * r.twist_modulus * (s.theta[i] - s.theta[i - 1]) / r.voronoi_length[i];
+    // Twist: 2β m_i / l_i towards θ^i, and its negative towards the edge before.
+    const double torque = 2 * r.twist_modulus * twist_at(s, f, r, i) / r.voronoi_length[i];
     g[i] += torque;
-    g[i - 1] -= torque;
+    g[r.edge_before(i)] -= torque;
   }
   return g;
 }
 
 Tridiagonal theta_hessian(const RodState&, const Frames& f, const RestShape& r) {
-  const int n_edges = r.vertex_count() - 1;
+  const int n_edges = r.edge_count();
   Tridiagonal h{std::vector<double>(n_edges, 0.0), std::vector<double>(n_edges, 0.0),
-                std::vector<double>(n_edges, 0.0)};
-  for (int i = 1; i < n_edges; ++i) {
+                std::vector<double>(n_edges, 0.0), 0.0};
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i) {
     const double l = r.voronoi_length[i];
     for (int k = 0; k < 2; ++k) {
-      const int j = slot_edge(i, k);
+      const int j = slot_edge(r, i, k);
       const Vec2& w = f.curvature[i][k];
       const Mat2& b = r.bending[j];
       // ∂²W_i/∂θ^j² = (1/l_i) [ωᵀ Jᵀ B J ω - ωᵀ B (ω - ω̄)].
       h.diag[j] += (w.dot(kJ.transpose() * b * kJ * w) - w.dot(b * (w - r.curvature[i][k]))) / l;
     }
     const double c = 2 * r.twist_modulus / l;
+    const int before = r.edge_before(i);
     h.diag[i] += c;
-    h.diag[i - 1] += c;
-    h.lower[i] -= c;      // H(i, i-1)
-    h.upper[i - 1] -= c;  // H(i-1, i)
+    h.diag[before] += c;
+    if (before == i - 1) {
+      h.lower[i] -= c;      // H(i, i-1)
+      h.upper[i - 1] -= c;  // H(i-1, i)
+    } else {
+      h.corner -= c;  // closing vertex: H(0, n-1) = H(n-1, 0)
+    }
   }
   return h;
 }
 
-std::vector<Vec3> holonomy_gradient(const Frames& f, int edge) {
-  // ∇Ψ_j = Σ_{k=1..j} ∇ψ_k (eq. 10), with eq. (9):
-  //   ∇_{k-1} ψ_k = (κb)_k / (2|e^{k-1}|),  ∇_{k+1} ψ_k = -(κb)_k / (2|e^k|),
-  //   ∇_k ψ_k = -(∇_{k-1} + ∇_{k+1}) ψ_k.
+std::vector<Vec3> holonomy_gradient(const Frames& f, const RestShape& r, int edge) {
+  // ∇Ψ_j = Σ_{k=1..j} ∇ψ_k (eq. 10).
   std::vector<Vec3> g(f.kb.size(), Vec3::Zero());
   for (int k = 1; k <= edge; ++k) {
-    const Vec3 prev = f.kb[k] / (2 * f.edge_length[k - 1]);
-    const Vec3 next = -f.kb[k] / (2 * f.edge_length[k]);
-    g[k - 1] += prev;
-    g[k + 1] += next;
-    g[k] -= prev + next;
+    const HolonomyStencil h = holonomy_stencil(f, r, k);
+    g[r.vertex_before(k)] += h.before;
+    g[k] += h.at;
+    g[r.vertex_after(k)] += h.after;
+  }
+  return g;
+}
+
+std::vector<Vec3> closing_holonomy_gradient(const Frames& f, const RestShape& r) {
+  // One turn around the ring: every vertex's ψ_k (eq. 9), vertex 0 included.
+  std::vector<Vec3> g(f.kb.size(), Vec3::Zero());
+  for (int k = 0; k < r.vertex_count(); ++k) {
+    const HolonomyStencil h = holonomy_stencil(f, r, k);
+    g[r.vertex_before(k)] += h.before;
+    g[k] += h.at;
+    g[r.vertex_after(k)] += h.after;
   }
   return g;
 }
 
 std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const RestShape& r) {
   const int n_vertices = r.vertex_count();
-  const int n_edges = n_vertices - 1;
+  const int n_edges = r.edge_count();
   std::vector<Vec3> g(n_vertices, Vec3::Zero());
   // c_j = Σ_i (1/l_i) (ω^j_i - ω̄^j_i)ᵀ B^j (-J ω^j_i): the bending part of ∂E/∂θ^j, which
   // multiplies ∇Ψ_j in eq. (11).
   std::vector<double> c(n_edges, 0.0);
-  for (int i = 1; i + 1 < n_vertices; ++i) {
-    const Vec3 a = s.x[i] - s.x[i - 1], b = s.x[i + 1] - s.x[i];
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i) {
+    const int p = r.vertex_before(i), q = r.vertex_after(i);
+    const Vec3 a = s.x[i] - s.x[p], b = s.x[q] - s.x[i];
     const double la = a.norm(), lb = b.norm();
     const double denom = la * lb + a.dot(b);
     const Vec3& kb = f.kb[i];
@@ -120,26 +149,31 @@ std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const Re
     const Mat3 dkb_db = (2 * skew(a) - kb * (la * b / lb + a).transpose()) / denom;
     Vec3 dE_dkb = Vec3::Zero();
     for (int k = 0; k < 2; ++k) {
-      const int j = slot_edge(i, k);
+      const int j = slot_edge(r, i, k);
       const Vec2 bd = r.bending[j] * (f.curvature[i][k] - r.curvature[i][k]) / r.voronoi_length[i];
       // ∂ω/∂κb = [m2ᵀ; -m1ᵀ] (eq. 11, first term).
       dE_dkb += bd.x() * f.m2[j] - bd.y() * f.m1[j];
       c[j] += bd.dot(-kJ * f.curvature[i][k]);
     }
     const Vec3 ga = dkb_da.transpose() * dE_dkb, gb = dkb_db.transpose() * dE_dkb;
-    g[i - 1] -= ga;
+    g[p] -= ga;
     g[i] += ga - gb;
-    g[i + 1] += gb;
+    g[q] += gb;
   }
   // Σ_j c_j ∇Ψ_j = Σ_k ∇ψ_k (Σ_{j>=k} c_j): a suffix sum keeps it O(N).
   double suffix = 0;
   for (int k = n_edges - 1; k >= 1; --k) {
     suffix += c[k];
-    const Vec3 prev = f.kb[k] / (2 * f.edge_length[k - 1]);
-    const Vec3 next = -f.kb[k] / (2 * f.edge_length[k]);
-    g[k - 1] += suffix * prev;
-    g[k + 1] += suffix * next;
-    g[k] -= suffix * (prev + next);
+    const HolonomyStencil h = holonomy_stencil(f, r, k);
+    g[r.vertex_before(k)] += suffix * h.before;
+    g[k] += suffix * h.at;
+    g[r.vertex_after(k)] += suffix * h.after;
+  }
+  // Closed rods: the closing twist m_0 depends on the centerline through -χ.
+  if (r.closed) {
+    const double dE_dm0 = 2 * r.twist_modulus * twist_at(s, f, r, 0) / r.voronoi_length[0];
+    const std::vector<Vec3> dchi = closing_holonomy_gradient(f, r);
+    for (int i = 0; i < n_vertices; ++i) g[i] -= dE_dm0 * dchi[i];
   }
   return g;
 }

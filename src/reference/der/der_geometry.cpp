@@ -35,7 +35,8 @@ Vec2 material_curvature(const Vec3& kb, const Vec3& m1, const Vec3& m2) {
 
 Frames compute_frames(const RodState& s) {
   const int n_vertices = static_cast<int>(s.x.size());
-  const int n_edges = n_vertices - 1;
+  const int n_edges = s.closed ? n_vertices : n_vertices - 1;
+  auto next = [&](int i) { return i + 1 == n_vertices ? 0 : i + 1; };
   Frames f;
   f.t.resize(n_edges);
   f.u.resize(n_edges);
@@ -44,7 +45,7 @@ Frames compute_frames(const RodState& s) {
   f.m2.resize(n_edges);
   f.edge_length.resize(n_edges);
   for (int j = 0; j < n_edges; ++j) {
-    const Vec3 e = s.x[j + 1] - s.x[j];
+    const Vec3 e = s.x[next(j)] - s.x[j];
     f.edge_length[j] = e.norm();
     f.t[j] = e / f.edge_length[j];
   }
@@ -57,11 +58,18 @@ Frames compute_frames(const RodState& s) {
     f.m1[j] = c * f.u[j] + sn * f.v[j];   // §5: m1 = cos θ u + sin θ v
     f.m2[j] = -sn * f.u[j] + c * f.v[j];  //     m2 = -sin θ u + cos θ v
   }
+  if (s.closed) {  // one more transport, from the last edge back onto edge 0
+    const Vec3 w = parallel_transport(f.u[n_edges - 1], f.t[n_edges - 1], f.t[0]);
+    f.closing_holonomy = std::atan2(f.t[0].dot(f.u[0].cross(w)), f.u[0].dot(w));
+  }
   f.kb.assign(n_vertices, Vec3::Zero());
   f.curvature.assign(n_vertices, {Vec2::Zero(), Vec2::Zero()});
-  for (int i = 1; i < n_vertices - 1; ++i) {
-    f.kb[i] = curvature_binormal(s.x[i] - s.x[i - 1], s.x[i + 1] - s.x[i]);
-    f.curvature[i][0] = material_curvature(f.kb[i], f.m1[i - 1], f.m2[i - 1]);
+  const int first = s.closed ? 0 : 1, end = s.closed ? n_vertices : n_vertices - 1;
+  for (int i = first; i < end; ++i) {
+    const int before = i == 0 ? n_edges - 1 : i - 1;  // edge before vertex i
+    const int prev_vertex = i == 0 ? n_vertices - 1 : i - 1;
+    f.kb[i] = curvature_binormal(s.x[i] - s.x[prev_vertex], s.x[next(i)] - s.x[i]);
+    f.curvature[i][0] = material_curvature(f.kb[i], f.m1[before], f.m2[before]);
     f.curvature[i][1] = material_curvature(f.kb[i], f.m1[i], f.m2[i]);
   }
   return f;
@@ -78,23 +86,29 @@ RodState moved_to(const RodState& s, std::span<const Vec3> new_x) {
 }
 
 RestShape rest_shape_from_polyline(std::span<const Vec3> polyline, const Vec3& u0,
-                                   std::span<const Mat2> bending, double twist_modulus) {
+                                   std::span<const Mat2> bending, double twist_modulus,
+                                   bool closed) {
   const int n_vertices = static_cast<int>(polyline.size());
-  if (n_vertices < 2) throw Error("der rest shape", "a rod needs at least 2 vertices");
-  if (static_cast<int>(bending.size()) != n_vertices - 1)
+  const int n_edges = closed ? n_vertices : n_vertices - 1;
+  if (n_vertices < (closed ? 3 : 2))
+    throw Error("der rest shape",
+                closed ? "a ring needs at least 3 vertices" : "a rod needs at least 2 vertices");
+  if (static_cast<int>(bending.size()) != n_edges)
     throw Error("der rest shape", "one bending matrix per edge is required");
-  RodState rest{{polyline.begin(), polyline.end()}, std::vector<double>(n_vertices - 1, 0.0), u0};
+  RodState rest{{polyline.begin(), polyline.end()}, std::vector<double>(n_edges, 0.0), u0, closed};
   const Frames f = compute_frames(rest);
   RestShape r;
+  r.closed = closed;
   r.edge_length = f.edge_length;
   for (double l : r.edge_length)
     if (!(l > 0)) throw Error("der rest shape", "zero-length edge in the rest polyline");
   r.voronoi_length.assign(n_vertices, 0.0);
-  for (int i = 1; i < n_vertices - 1; ++i)
-    r.voronoi_length[i] = r.edge_length[i - 1] + r.edge_length[i];
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i)
+    r.voronoi_length[i] = r.edge_length[r.edge_before(i)] + r.edge_length[i];
   r.curvature = f.curvature;
   r.bending.assign(bending.begin(), bending.end());
   r.twist_modulus = twist_modulus;
+  r.closing_twist = f.closing_holonomy;  // rest twist 0 at the closing vertex too
   return r;
 }
 

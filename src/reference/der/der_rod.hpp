@@ -6,6 +6,8 @@
 // Indexing (paper §4.2): vertices x_0 .. x_{N-1}; edges e^j = x_{j+1} - x_j, j = 0 .. N-2;
 // curvature, bending and twist live at the interior vertices i = 1 .. N-2, between edges i-1
 // and i. Frames and the angles theta^j live on edges.
+// Closed rods (rings): N edges, e^{N-1} = x_0 - x_{N-1}, and every vertex bends and twists;
+// vertex 0 sits between edges N-1 and 0.
 #include <Eigen/Core>
 #include <array>
 #include <span>
@@ -25,8 +27,20 @@ struct RestShape {
   std::vector<std::array<Vec2, 2>> curvature;  // ω̄^j_i, slot 0: j = i-1, slot 1: j = i (eq. 2)
   std::vector<Mat2> bending;                   // B^j, symmetric positive definite, per edge (eq. 3)
   double twist_modulus = 0;                    // β
+  bool closed = false;
+  // Closed rods: twist added at the closing vertex 0 (rad), e.g. a ring twisted before its ends
+  // were joined (Michell's instability, §9.1). The rest shape of a closed polyline sets it to
+  // the rest configuration's closing holonomy, so that the polyline is at rest.
+  double closing_twist = 0;
 
-  int vertex_count() const { return static_cast<int>(edge_length.size()) + 1; }
+  int edge_count() const { return static_cast<int>(edge_length.size()); }
+  int vertex_count() const { return closed ? edge_count() : edge_count() + 1; }
+  // Vertices that carry bending and twist, and the edges and vertices around them.
+  int first_bending_vertex() const { return closed ? 0 : 1; }
+  int end_bending_vertex() const { return closed ? vertex_count() : vertex_count() - 1; }
+  int edge_before(int i) const { return closed && i == 0 ? edge_count() - 1 : i - 1; }
+  int vertex_before(int i) const { return closed && i == 0 ? vertex_count() - 1 : i - 1; }
+  int vertex_after(int i) const { return closed && i == vertex_count() - 1 ? 0 : i + 1; }
 };
 
 // Dynamic state: centerline and material-frame angles relative to the Bishop frame.
@@ -34,6 +48,7 @@ struct RodState {
   std::vector<Vec3> x;        // vertex positions
   std::vector<double> theta;  // θ^j per edge
   Vec3 u0;                    // Bishop vector of edge 0, unit and orthogonal to t^0 (§4.2.2)
+  bool closed = false;        // a ring: one edge per vertex
 };
 
 // Everything derived from a state: one place computes it (compute_frames), all else reads it.
@@ -43,6 +58,9 @@ struct Frames {
   std::vector<Vec3> kb;       // curvature binormal (κb)_i per vertex (eq. 1); 0 at the ends
   std::vector<std::array<Vec2, 2>> curvature;  // ω^j_i (eq. 2), slots as in RestShape
   std::vector<double> edge_length;             // current |e^j|
+  // Closed rods: the angle about t^0 from u^0 to the Bishop vector of the last edge parallel
+  // transported onto edge 0, i.e. the holonomy of one turn around the ring (mod 2π).
+  double closing_holonomy = 0;
 };
 
 // --- Kinematics -------------------------------------------------------------------------
@@ -62,13 +80,17 @@ RodState moved_to(const RodState& state, std::span<const Vec3> new_x);
 // frame is a Bishop frame (§4.1.1) and the polyline is at rest under no load. B^j = α_j Id
 // when `bending` holds one modulus per edge.
 RestShape rest_shape_from_polyline(std::span<const Vec3> polyline, const Vec3& u0,
-                                   std::span<const Mat2> bending, double twist_modulus);
+                                   std::span<const Mat2> bending, double twist_modulus,
+                                   bool closed = false);
 // A unit vector orthogonal to t (the default u0).
 Vec3 any_orthogonal(const Vec3& t);
 
 // --- Energies and derivatives (reference: plain loops, O(N)) ---------------------------------
-double bending_energy(const Frames& f, const RestShape& rest);  // eq. (3)
-double twist_energy(const RodState& s, const RestShape& rest);  // §4.2.2
+double bending_energy(const Frames& f, const RestShape& rest);                   // eq. (3)
+double twist_energy(const RodState& s, const Frames& f, const RestShape& rest);  // §4.2.2
+// Integrated twist m_i at a bending vertex: θ^i - θ^{i-1}; at the closing vertex of a ring
+// θ^0 - θ^{N-1} - χ + Θ (χ: closing holonomy, Θ: closing twist).
+double twist_at(const RodState& s, const Frames& f, const RestShape& rest, int vertex);
 double elastic_energy(const RodState& s, const Frames& f, const RestShape& rest);
 
 // ∂E/∂θ^j, eq. (7).
@@ -76,6 +98,7 @@ std::vector<double> theta_gradient(const RodState& s, const Frames& f, const Res
 // ∂²E/∂θ², tridiagonal (§5.1): lower[j] = H(j, j-1), diag[j], upper[j] = H(j, j+1).
 struct Tridiagonal {
   std::vector<double> lower, diag, upper;
+  double corner = 0;  // closed rods: H(0, n-1) = H(n-1, 0)
 };
 Tridiagonal theta_hessian(const RodState& s, const Frames& f, const RestShape& rest);
 
@@ -83,7 +106,9 @@ Tridiagonal theta_hessian(const RodState& s, const Frames& f, const RestShape& r
 // material curvatures (eq. 11) through ∇κb and the holonomy gradient ∇Ψ_j (eqs. 9-10).
 std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const RestShape& rest);
 // ∇_i Ψ_j for all vertices i (eq. 10): the rotation of edge j's Bishop frame about t^j.
-std::vector<Vec3> holonomy_gradient(const Frames& f, int edge);
+std::vector<Vec3> holonomy_gradient(const Frames& f, const RestShape& rest, int edge);
+// Closed rods: ∇_i χ, the gradient of the closing holonomy (the sum of eq. 9 around the ring).
+std::vector<Vec3> closing_holonomy_gradient(const Frames& f, const RestShape& rest);
 
 }  // namespace hairsim::der
 

@@ -157,7 +157,7 @@ nlohmann::json run_der_scene(DerScene& sc) {
           {"energies_J",
            {{"kinetic", kinetic_energy(rod)},
             {"bending", bending_energy(f, rod.rest)},
-            {"twist", twist_energy(rod.state, rod.rest)},
+            {"twist", twist_energy(rod.state, f, rod.rest)},
             {"gravity", gravity_energy(rod)}}},
           {"max_stretch_m", max_stretch},
           {"finite", true},

@@ -25,13 +25,19 @@ double energy_of(const RodState& s, const RestShape& rest) {
   return elastic_energy(s, compute_frames(s), rest);
 }
 
-// Newton step δ with H δ = -g on the free angles (clamped rows: δ = 0).
+// Newton step δ with H δ = -g on the free angles (clamped rows: δ = 0). A shift of 1e-12 of
+// the largest diagonal entry keeps H invertible along the uniform-rotation mode of rods whose
+// energy does not change when every θ turns together (isotropic rods with free ends, rings);
+// g has no component along that mode, so the step is unaffected. Rings: cyclic Thomas.
 std::vector<double> newton_step(const Tridiagonal& h, const std::vector<double>& g,
-                                const TwistBoundary& bc) {
+                                const TwistBoundary& bc, bool closed) {
   const int n = static_cast<int>(g.size());
   Tridiagonal a = h;
-  std::vector<double> rhs(n), step(n), scratch(n);
+  std::vector<double> rhs(n), step(n), scratch(4 * n);
+  double largest = 0;
+  for (double d : a.diag) largest = std::max(largest, std::abs(d));
   for (int j = 0; j < n; ++j) {
+    a.diag[j] += 1e-12 * largest;
     rhs[j] = -g[j];
     if (is_free(j, n, bc)) continue;
     a.diag[j] = 1;  // decouple a clamped angle: its row becomes δ_j = 0
@@ -40,9 +46,13 @@ std::vector<double> newton_step(const Tridiagonal& h, const std::vector<double>&
     if (j > 0) a.upper[j - 1] = 0;
     if (j + 1 < n) a.lower[j + 1] = 0;
   }
-  if (!kernels::thomas_solve(n, a.lower.data(), a.diag.data(), a.upper.data(), rhs.data(),
-                             step.data(), scratch.data()))
-    step.assign(n, 0.0);
+  const bool solved =
+      closed
+          ? kernels::cyclic_thomas_solve(n, a.lower.data(), a.diag.data(), a.upper.data(), a.corner,
+                                         a.corner, rhs.data(), step.data(), scratch.data())
+          : kernels::thomas_solve(n, a.lower.data(), a.diag.data(), a.upper.data(), rhs.data(),
+                                  step.data(), scratch.data());
+  if (!solved) step.assign(n, 0.0);
   return step;
 }
 
@@ -62,7 +72,7 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
       break;
     }
     if (report.iterations == max_iterations) break;
-    std::vector<double> step = newton_step(theta_hessian(s, f, rest), g, bc);
+    std::vector<double> step = newton_step(theta_hessian(s, f, rest), g, bc, rest.closed);
     double slope = 0;
     for (int j = 0; j < n; ++j) slope += g[j] * step[j];
     if (!(slope < 0)) {  // Hessian not positive definite here: fall back to steepest descent
@@ -70,17 +80,17 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
       slope = 0;
       for (int j = 0; j < n; ++j) slope += g[j] * step[j];
     }
-    // Backtracking line search (Armijo) along the Newton direction (§5.1).
+    // Backtracking line search (Armijo) along the Newton direction (§5.1). Near the minimum the
+    // energy change drowns in round-off, so the test allows 1e-14 |E|: full Newton steps are
+    // then taken and converge quadratically.
     const double e0 = energy_of(s, rest);
-    double alpha = 1;
+    const double roundoff = 1e-14 * std::abs(e0);
     RodState trial = s;
+    double alpha = 1;
     for (int k = 0; k < 40; ++k, alpha *= 0.5) {
       for (int j = 0; j < n; ++j) trial.theta[j] = s.theta[j] + alpha * step[j];
-      if (energy_of(trial, rest) <= e0 + 1e-4 * alpha * slope) break;
+      if (energy_of(trial, rest) <= e0 + 1e-4 * alpha * slope + roundoff) break;
     }
-    // Near the minimum, energy differences drown in round-off: take the full Newton step then.
-    if (energy_of(trial, rest) > e0)
-      for (int j = 0; j < n; ++j) trial.theta[j] = s.theta[j] + step[j];
     s.theta = trial.theta;
   }
   return report;
@@ -93,7 +103,7 @@ std::vector<Vec3> elastic_forces(const RodState& s, const Frames& f, const RestS
   if (bc.last_clamped) {
     const int last = static_cast<int>(s.theta.size()) - 1;
     const double dE_dtheta = theta_gradient(s, f, rest)[last];
-    const std::vector<Vec3> dpsi = holonomy_gradient(f, last);
+    const std::vector<Vec3> dpsi = holonomy_gradient(f, rest, last);
     for (std::size_t i = 0; i < force.size(); ++i) force[i] += dE_dtheta * dpsi[i];
   }
   return force;
