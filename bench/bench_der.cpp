@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "reference/der/der_dynamics.hpp"
+#include "reference/der/der_implicit.hpp"
 
 namespace {
 
@@ -39,6 +40,15 @@ void BM_DerSymplecticStep(benchmark::State& state) {
   state.counters["vertices"] = static_cast<double>(state.range(0));
 }
 BENCHMARK(BM_DerSymplecticStep)->Arg(60)->Arg(200)->Unit(benchmark::kMicrosecond);
+
+void BM_DerImplicitStep(benchmark::State& state) {
+  DynamicRod rod = benchmark_rod(static_cast<int>(state.range(0)));
+  rod.stretching_stiffness = 10.0;  // N
+  const double dt = 2e-3;           // hair-scale step, beyond the explicit limit
+  for (auto _ : state) benchmark::DoNotOptimize(step_linearly_implicit(rod, dt).max_strain);
+  state.counters["vertices"] = static_cast<double>(state.range(0));
+}
+BENCHMARK(BM_DerImplicitStep)->Arg(60)->Arg(200)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

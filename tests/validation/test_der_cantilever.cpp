@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "reference/der/der_dynamics.hpp"
+#include "reference/der/der_implicit.hpp"
 
 namespace hairsim::der {
 namespace {
@@ -127,6 +128,53 @@ TEST(DerCantilever, DropDependsOnlyOnGamma) {
   const double a = heavy_cantilever_drop(40, 10).drop_over_length;
   const double b = heavy_cantilever_drop(40, hair).drop_over_length;
   EXPECT_NEAR(a, b, 1e-6) << a << " vs " << b;
+}
+
+TEST(DerImplicit, CantileverReachesTheSameStaticDrop) {
+  // Issue 3, case 9: the linearly implicit integrator, relaxed with large steps (h = 0.01 T,
+  // about 800 times the explicit limit at 80 edges), finds the case-2 equilibrium. Stretching
+  // stiffness EA = 1e7 EI / L²: axial strain about ρSgL/EA = 1e-6, negligible here.
+  DynamicRod rod = cantilever(80, 1.0, 1.0, 1.0);
+  rod.gravity = Vec3(0, -10, 0);
+  rod.stretching_stiffness = 1e7;
+  const RelaxReport r = relax_implicit(rod, 0.01, 8.0, 1e-9, 100000);
+  ASSERT_TRUE(r.converged);
+  const double drop = -rod.state.x.back().y();
+  std::cout << "implicit: drop/L = " << drop << " after " << r.steps << " steps\n";
+  EXPECT_NEAR(drop / 0.700200, 1.0, 1e-3);
+  // Same discretisation as the symplectic + projection run (0.700039 at 80 edges, above).
+  EXPECT_NEAR(drop, heavy_cantilever_drop(80, 10).drop_over_length, 1e-5);
+}
+
+TEST(DerImplicit, HumanHairSwingsStablyAtTwoMilliseconds) {
+  // Issue 3, case 9: a 10 cm human hair (r = 50 µm, E = 3 GPa, ρ = 1300 kg/m³, 32 vertices),
+  // clamped horizontally and released under gravity, 1 s at Δt = 2 ms: about 50 times the
+  // explicit stability limit of its bending modes. Finite throughout; backward Euler only
+  // dissipates, so the total energy never rises above its start (up to round-off).
+  const double r = 50e-6, youngs = 3e9, rho = 1300, length = 0.1;
+  const double area = M_PI * r * r, inertia = M_PI * std::pow(r, 4) / 4;
+  DynamicRod rod = cantilever(31, length, youngs * inertia, rho * area);
+  rod.stretching_stiffness = youngs * area;
+  rod.gravity = Vec3(0, -9.81, 0);
+  auto total_energy = [&] {
+    const Frames f = compute_frames(rod.state);
+    return kinetic_energy(rod) + gravity_energy(rod) + elastic_energy(rod.state, f, rod.rest) +
+           stretching_energy(rod);
+  };
+  const double start = total_energy();
+  const double scale = rho * area * length * 9.81 * length;  // m g L: the energy at stake
+  double worst_strain = 0, highest = start;
+  for (int step = 0; step < 500; ++step) {
+    worst_strain = std::max(worst_strain, step_linearly_implicit(rod, 2e-3).max_strain);
+    for (const Vec3& p : rod.state.x) ASSERT_TRUE(p.allFinite()) << "step " << step;
+    highest = std::max(highest, total_energy());
+  }
+  EXPECT_LE(highest, start + 1e-9 * scale);
+  EXPECT_LT(-rod.state.x.back().y(), length);        // hangs below the clamp, not beyond
+  EXPECT_GT(-rod.state.x.back().y(), 0.5 * length);  // and has swung down
+  EXPECT_LT(worst_strain, 1e-4);                     // stiff stretching holds the length
+  std::cout << "hair: tip " << rod.state.x.back().transpose() << ", max strain " << worst_strain
+            << ", energy " << start << " -> " << total_energy() << " J\n";
 }
 
 }  // namespace

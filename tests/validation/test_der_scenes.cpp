@@ -48,6 +48,19 @@ TEST(DerScenes, SetOverridesSceneFields) {
   EXPECT_NEAR(-summary["tip_position_m"][1].get<double>(), 0.123471, 0.005 * 0.123471);
 }
 
+TEST(DerScenes, ImplicitIntegratorFromTheScene) {
+  // Case 9 through `hairsim run`: the implicit static solve reaches the case-2 drop.
+  ScratchDir dir;
+  const auto r =
+      run_cli("run '" + kCantilever + "' --out '" + dir.path().string() +
+                  "' --set time.integrator=implicit --set material.stretching_stiffness=1e7",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir / "summary.json");
+  EXPECT_EQ(summary["integrator"], "implicit");
+  EXPECT_NEAR(-summary["tip_position_m"][1].get<double>() / 0.700200, 1.0, 1e-3);
+}
+
 TEST(DerScenes, BadScenesExitTwoNamingTheField) {
   ScratchDir dir;
   const std::string out = "--out '" + (dir / "out").string() + "'";
@@ -62,6 +75,8 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
       {"--set model=cosserat", "model: this build runs model 'der' only"},
       {"--set time.dt=0", "time.dt: must be > 0"},
       {"--set static.enabled=yes", "static.enabled: must be true or false"},
+      {"--set time.integrator=rk4", "time.integrator: must be 'symplectic' or 'implicit'"},
+      {"--set time.integrator=implicit", "material: the implicit integrator needs"},
       {"--set noequals", "expected key.path=value"},
       {"--final out.xyz", "unknown strand file extension"}};
   for (const auto& [args, message] : cases) {

@@ -16,6 +16,9 @@ struct DynamicRod {
   TwistBoundary twist;
   Vec3 gravity = Vec3::Zero();  // m/s²
   double damping = 0;           // viscous damping rate (1/s): force -damping * mass * velocity
+  // Axial stiffness EA (N), used by the linearly implicit integrator, where stretching is a stiff
+  // elastic term instead of a constraint (der_implicit.hpp).
+  double stretching_stiffness = 0;
 };
 
 struct ProjectionReport {

@@ -106,6 +106,14 @@ Tridiagonal theta_hessian(const RodState&, const Frames& f, const RestShape& r) 
   return h;
 }
 
+CurvatureBinormalJacobian curvature_binormal_jacobian(const Vec3& a, const Vec3& b,
+                                                      const Vec3& kb) {
+  const double la = a.norm(), lb = b.norm();
+  const double denom = la * lb + a.dot(b);
+  return {(-2 * skew(b) - kb * (lb * a / la + b).transpose()) / denom,
+          (2 * skew(a) - kb * (la * b / lb + a).transpose()) / denom};
+}
+
 std::vector<Vec3> holonomy_gradient(const Frames& f, const RestShape& r, int edge) {
   // ∇Ψ_j = Σ_{k=1..j} ∇ψ_k (eq. 10).
   std::vector<Vec3> g(f.kb.size(), Vec3::Zero());
@@ -140,13 +148,7 @@ std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const Re
   for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i) {
     const int p = r.vertex_before(i), q = r.vertex_after(i);
     const Vec3 a = s.x[i] - s.x[p], b = s.x[q] - s.x[i];
-    const double la = a.norm(), lb = b.norm();
-    const double denom = la * lb + a.dot(b);
-    const Vec3& kb = f.kb[i];
-    // Exact gradient of eq. (1) with respect to the two edges (no inextensibility assumed):
-    //   ∂κb/∂a = (-2[b] - κb (|b| a/|a| + b)ᵀ) / D,  ∂κb/∂b = (2[a] - κb (|a| b/|b| + a)ᵀ) / D.
-    const Mat3 dkb_da = (-2 * skew(b) - kb * (lb * a / la + b).transpose()) / denom;
-    const Mat3 dkb_db = (2 * skew(a) - kb * (la * b / lb + a).transpose()) / denom;
+    const CurvatureBinormalJacobian jac = curvature_binormal_jacobian(a, b, f.kb[i]);
     Vec3 dE_dkb = Vec3::Zero();
     for (int k = 0; k < 2; ++k) {
       const int j = slot_edge(r, i, k);
@@ -155,7 +157,7 @@ std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const Re
       dE_dkb += bd.x() * f.m2[j] - bd.y() * f.m1[j];
       c[j] += bd.dot(-kJ * f.curvature[i][k]);
     }
-    const Vec3 ga = dkb_da.transpose() * dE_dkb, gb = dkb_db.transpose() * dE_dkb;
+    const Vec3 ga = jac.d_prev_edge.transpose() * dE_dkb, gb = jac.d_next_edge.transpose() * dE_dkb;
     g[p] -= ga;
     g[i] += ga - gb;
     g[q] += gb;

@@ -105,6 +105,14 @@ Tridiagonal theta_hessian(const RodState& s, const Frames& f, const RestShape& r
 // ∂E/∂x_i at fixed θ, with the Bishop frame moving with the centerline: gradient of the
 // material curvatures (eq. 11) through ∇κb and the holonomy gradient ∇Ψ_j (eqs. 9-10).
 std::vector<Vec3> position_gradient(const RodState& s, const Frames& f, const RestShape& rest);
+// Exact Jacobian of eq. (1) with respect to its two edges a = e^{i-1}, b = e^i (no
+// inextensibility assumed), D = |a||b| + a.b:
+//   ∂κb/∂a = (-2[b] - κb (|b| a/|a| + b)ᵀ) / D,  ∂κb/∂b = (2[a] - κb (|a| b/|b| + a)ᵀ) / D.
+struct CurvatureBinormalJacobian {
+  Mat3 d_prev_edge, d_next_edge;
+};
+CurvatureBinormalJacobian curvature_binormal_jacobian(const Vec3& a, const Vec3& b, const Vec3& kb);
+
 // ∇_i Ψ_j for all vertices i (eq. 10): the rotation of edge j's Bishop frame about t^j.
 std::vector<Vec3> holonomy_gradient(const Frames& f, const RestShape& rest, int edge);
 // Closed rods: ∇_i χ, the gradient of the closing holonomy (the sum of eq. 9 around the ring).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "reference/der/der_implicit.hpp"
 #include "scene/json_reader.hpp"
 
 namespace hairsim::der {
@@ -12,7 +13,7 @@ namespace {
 using scene::JsonReader;
 
 struct Stiffness {
-  double bending, twist, linear_density;  // N m², N m², kg/m
+  double bending, twist, linear_density, stretching;  // N m², N m², kg/m, N (0: not given)
 };
 
 // Either the material of a round rod (E, G, ρ, r: EI with I = πr⁴/4, GJ with J = πr⁴/2, ρπr²)
@@ -23,13 +24,15 @@ Stiffness parse_material(JsonReader m) {
     s.bending = m.number("bending_stiffness", std::nullopt, "> 0", scene::positive);
     s.twist = m.number("twist_stiffness", s.bending, "> 0", scene::positive);
     s.linear_density = m.number("linear_density", std::nullopt, "> 0", scene::positive);
+    s.stretching = m.number("stretching_stiffness", 0.0, ">= 0", scene::non_negative);
   } else {
     const double r = m.number("radius", 40e-6, "> 0", scene::positive);
     const double e = m.number("youngs_modulus", 3e9, "> 0", scene::positive);
     const double g = m.number("shear_modulus", e / (2 * (1 + 0.3)), "> 0", scene::positive);
     const double rho = m.number("density", 1300, "> 0", scene::positive);
     const double pi = std::numbers::pi;
-    s = {e * pi * std::pow(r, 4) / 4, g * pi * std::pow(r, 4) / 2, rho * pi * r * r};
+    s = {e * pi * std::pow(r, 4) / 4, g * pi * std::pow(r, 4) / 2, rho * pi * r * r,
+         e * pi * r * r};
   }
   m.finish();
   return s;
@@ -87,6 +90,7 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   r.twist = {root_clamped, tip_clamped};
   r.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   r.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
+  r.stretching_stiffness = k.stretching;
 
   // The beam's own time scale T = sqrt(ρS L⁴ / EI) and the explicit stability limit of the
   // discrete bending operator, about 0.15 h² sqrt(ρS / EI) (measured; docs/models/der.md).
@@ -94,7 +98,16 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   const double time_scale = std::sqrt(k.linear_density * std::pow(sc.length, 4) / k.bending);
   const double stable_dt = 0.15 * h * h * std::sqrt(k.linear_density / k.bending);
   JsonReader time = top.object("time");
-  sc.dt = time.number("dt", stable_dt, "> 0", scene::positive);
+  const std::string integrator = time.string("integrator", "symplectic");
+  if (integrator != "symplectic" && integrator != "implicit")
+    time.fail("integrator", "must be 'symplectic' or 'implicit'");
+  sc.implicit = integrator == "implicit";
+  if (sc.implicit && !(k.stretching > 0))
+    top.fail("material",
+             "the implicit integrator needs material.stretching_stiffness (N) when "
+             "the stiffnesses are given directly");
+  // Implicit steps are not bound by the explicit limit: default to 1 % of the beam's time.
+  sc.dt = time.number("dt", sc.implicit ? 0.01 * time_scale : stable_dt, "> 0", scene::positive);
   sc.steps = time.integer("steps", 1000, 0, 1'000'000'000);
   time.finish();
   JsonReader st = top.object("static");
@@ -122,12 +135,14 @@ void check_finite(const DynamicRod& rod, int step) {
 nlohmann::json run_der_scene(DerScene& sc) {
   const auto start = std::chrono::steady_clock::now();
   DynamicRod& rod = sc.rod;
-  double max_stretch = 0;
   int steps = 0;
   bool converged = true;
   if (sc.static_mode) {
-    const RelaxReport r = relax_to_equilibrium(rod, sc.dt, sc.relax_damping,
-                                               sc.relax_speed_tolerance, sc.relax_max_steps);
+    const RelaxReport r = sc.implicit
+                              ? relax_implicit(rod, sc.dt, sc.relax_damping,
+                                               sc.relax_speed_tolerance, sc.relax_max_steps)
+                              : relax_to_equilibrium(rod, sc.dt, sc.relax_damping,
+                                                     sc.relax_speed_tolerance, sc.relax_max_steps);
     steps = r.steps;
     converged = r.converged;
     check_finite(rod, steps);
@@ -136,11 +151,14 @@ nlohmann::json run_der_scene(DerScene& sc) {
                                      " steps (max speed " + std::to_string(r.max_speed) + " m/s)");
   } else {
     for (; steps < sc.steps; ++steps) {
-      const ProjectionReport p = step_symplectic(rod, sc.dt, 1e-12 * sc.length);
-      max_stretch = std::max(max_stretch, p.max_length_error);
+      if (sc.implicit)
+        step_linearly_implicit(rod, sc.dt);
+      else
+        step_symplectic(rod, sc.dt, 1e-12 * sc.length);
       check_finite(rod, steps + 1);
     }
   }
+  double max_stretch = 0;  // of the final state (m)
   for (std::size_t j = 0; j + 1 < rod.state.x.size(); ++j)
     max_stretch = std::max(max_stretch, std::abs((rod.state.x[j + 1] - rod.state.x[j]).norm() -
                                                  rod.rest.edge_length[j]));
@@ -151,6 +169,7 @@ nlohmann::json run_der_scene(DerScene& sc) {
   return {{"model", "der"},
           {"backend", "reference"},
           {"mode", sc.static_mode ? "static" : "dynamic"},
+          {"integrator", sc.implicit ? "implicit" : "symplectic"},
           {"steps", steps},
           {"dt_s", sc.dt},
           {"wall_time_s", wall},
@@ -158,6 +177,7 @@ nlohmann::json run_der_scene(DerScene& sc) {
            {{"kinetic", kinetic_energy(rod)},
             {"bending", bending_energy(f, rod.rest)},
             {"twist", twist_energy(rod.state, f, rod.rest)},
+            {"stretching", sc.implicit ? stretching_energy(rod) : 0.0},
             {"gravity", gravity_energy(rod)}}},
           {"max_stretch_m", max_stretch},
           {"finite", true},

@@ -14,6 +14,7 @@ struct DerScene {
   double length = 1;                // m
   double dt = 0;                    // s
   int steps = 0;
+  bool implicit = false;  // linearly implicit Euler instead of symplectic + projection
   bool static_mode = false;
   double relax_damping = 0;          // 1/s
   double relax_speed_tolerance = 0;  // m/s

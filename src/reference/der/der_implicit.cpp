@@ -1,0 +1,151 @@
+#include "reference/der/der_implicit.hpp"
+
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <cmath>
+
+#include "hairsim/error.hpp"
+
+namespace hairsim::der {
+namespace {
+
+using Triplets = std::vector<Eigen::Triplet<double>>;
+
+void add_block(Triplets& t, int row_vertex, int col_vertex, const Mat3& block) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      if (block(r, c) != 0) t.emplace_back(3 * row_vertex + r, 3 * col_vertex + c, block(r, c));
+}
+
+// Stretching: force on each vertex and the PSD Hessian blocks of every edge.
+void add_stretching(const DynamicRod& rod, std::vector<Vec3>& force, Triplets& hessian) {
+  const RestShape& r = rod.rest;
+  const double ea = rod.stretching_stiffness;
+  for (int j = 0; j < r.edge_count(); ++j) {
+    const int a = j, b = r.vertex_after(j);
+    const Vec3 d = rod.state.x[b] - rod.state.x[a];
+    const double length = d.norm(), rest = r.edge_length[j];
+    const Vec3 dir = d / length;
+    // E = ½ EA (L - L0)² / L0: ∂E/∂x_b = EA (L - L0) / L0 · d̂.
+    const Vec3 g = ea * (length - rest) / rest * dir;
+    force[a] += g;
+    force[b] -= g;
+    // ∂²E/∂x_b² = EA/L0 [d̂d̂ᵀ + (1 - L0/L)(I - d̂d̂ᵀ)]; the second term only while stretched
+    // (compressed, it is negative: dropped to keep H positive semi-definite).
+    const Mat3 outer = dir * dir.transpose();
+    const Mat3 k =
+        ea / rest * (outer + std::max(0.0, 1 - rest / length) * (Mat3::Identity() - outer));
+    add_block(hessian, a, a, k);
+    add_block(hessian, b, b, k);
+    add_block(hessian, a, b, -k);
+    add_block(hessian, b, a, -k);
+  }
+}
+
+// Gauss-Newton bending Hessian: for each bending vertex, Jᵀ A J over its three vertices, with
+// A = (1/l̄) Σ_slots Pᵀ B P, P = [m2ᵀ; -m1ᵀ] (eq. 2 with the frames held).
+void add_bending_gauss_newton(const DynamicRod& rod, const Frames& f, Triplets& hessian) {
+  const RestShape& r = rod.rest;
+  for (int i = r.first_bending_vertex(); i < r.end_bending_vertex(); ++i) {
+    const int p = r.vertex_before(i), q = r.vertex_after(i);
+    const CurvatureBinormalJacobian jac = curvature_binormal_jacobian(
+        rod.state.x[i] - rod.state.x[p], rod.state.x[q] - rod.state.x[i], f.kb[i]);
+    Mat3 a = Mat3::Zero();
+    for (int edge : {r.edge_before(i), i}) {
+      Eigen::Matrix<double, 2, 3> proj;
+      proj.row(0) = f.m2[edge].transpose();
+      proj.row(1) = -f.m1[edge].transpose();
+      a += proj.transpose() * r.bending[edge] * proj / r.voronoi_length[i];
+    }
+    // ∂κb/∂x for the stencil (p, i, q): (-J_a, J_a - J_b, J_b).
+    const std::array<Mat3, 3> d{-jac.d_prev_edge, jac.d_prev_edge - jac.d_next_edge,
+                                jac.d_next_edge};
+    const std::array<int, 3> v{p, i, q};
+    for (int m = 0; m < 3; ++m)
+      for (int n = 0; n < 3; ++n) add_block(hessian, v[m], v[n], d[m].transpose() * a * d[n]);
+  }
+}
+
+}  // namespace
+
+double stretching_energy(const DynamicRod& rod) {
+  double e = 0;
+  for (int j = 0; j < rod.rest.edge_count(); ++j) {
+    const double length = (rod.state.x[rod.rest.vertex_after(j)] - rod.state.x[j]).norm();
+    const double rest = rod.rest.edge_length[j];
+    e += 0.5 * rod.stretching_stiffness * (length - rest) * (length - rest) / rest;
+  }
+  return e;
+}
+
+ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
+  if (!(rod.stretching_stiffness > 0))
+    throw Error("der implicit", "the implicit integrator needs a positive stretching stiffness");
+  const int n = rod.rest.vertex_count();
+  const Frames f = compute_frames(rod.state);
+  const Vec3 clamped_m1 = f.m1.back();
+  std::vector<Vec3> force = elastic_forces(rod.state, f, rod.rest, rod.twist);
+  Triplets h;
+  add_stretching(rod, force, h);
+  add_bending_gauss_newton(rod, f, h);
+
+  // (M (1 + h c) + h² H) v' = M v + h F, fixed vertices eliminated (v' = 0 there).
+  Triplets a;
+  Eigen::VectorXd rhs(3 * n);
+  for (int i = 0; i < n; ++i) {
+    const double m = rod.mass[i];
+    const Vec3 b =
+        rod.fixed[i] ? Vec3::Zero() : Vec3(m * rod.velocity[i] + dt * (force[i] + m * rod.gravity));
+    rhs.segment<3>(3 * i) = b;
+    for (int k = 0; k < 3; ++k)
+      a.emplace_back(3 * i + k, 3 * i + k, rod.fixed[i] ? 1.0 : m * (1 + dt * rod.damping));
+  }
+  for (const auto& t : h) {
+    if (rod.fixed[t.row() / 3] || rod.fixed[t.col() / 3]) continue;
+    a.emplace_back(t.row(), t.col(), dt * dt * t.value());
+  }
+  Eigen::SparseMatrix<double> matrix(3 * n, 3 * n);
+  matrix.setFromTriplets(a.begin(), a.end());
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(matrix);
+  if (solver.info() != Eigen::Success) throw RunFailure("der implicit", "factorisation failed");
+  const Eigen::VectorXd v = solver.solve(rhs);
+
+  std::vector<Vec3> x = rod.state.x;
+  for (int i = 0; i < n; ++i) {
+    rod.velocity[i] = v.segment<3>(3 * i);
+    x[i] += dt * rod.velocity[i];
+  }
+  const double last_theta = rod.state.theta.back();
+  rod.state = moved_to(rod.state, x);
+  if (rod.twist.last_clamped)
+    rod.state.theta.back() = angle_to_material_vector(
+        compute_frames(rod.state), rod.rest.edge_count() - 1, clamped_m1, last_theta);
+  solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
+
+  ImplicitStepReport report;
+  for (int j = 0; j < rod.rest.edge_count(); ++j)
+    report.max_strain = std::max(
+        report.max_strain,
+        std::abs((x[rod.rest.vertex_after(j)] - x[j]).norm() / rod.rest.edge_length[j] - 1));
+  return report;
+}
+
+RelaxReport relax_implicit(DynamicRod& rod, double dt, double damping, double speed_tolerance,
+                           int max_steps) {
+  const double own_damping = rod.damping;
+  rod.damping = damping;
+  RelaxReport report;
+  for (; report.steps < max_steps; ++report.steps) {
+    step_linearly_implicit(rod, dt);
+    report.max_speed = 0;
+    for (const Vec3& v : rod.velocity) report.max_speed = std::max(report.max_speed, v.norm());
+    if (report.steps > 2 && report.max_speed <= speed_tolerance) {
+      report.converged = true;
+      break;
+    }
+  }
+  rod.damping = own_damping;
+  return report;
+}
+
+}  // namespace hairsim::der

@@ -1,0 +1,30 @@
+#pragma once
+// Linearly implicit backward Euler for DER (hairsim's addition; the paper integrates
+// explicitly): one Newton step per time step, so hair-scale parameters run at steps of
+// milliseconds. Stretching is a stiff elastic energy ½ EA Σ (|e| - |ē|)² / |ē| instead of a
+// constraint. With damping c (1/s):
+//   (M (1 + h c) + h² H) v' = M v + h F(x),   x' = x + h v',
+// F the exact force (elastic forces of the quasistatic rod, §7.1, plus stretching and gravity)
+// and H an SPD approximation of the energy Hessian: the exact stretching Hessian (its positive
+// part) plus a Gauss-Newton bending Hessian Σ_i J_iᵀ A_i J_i (J_i = ∂κb_i/∂x, A_i the bending
+// quadratic form in material coordinates, material frames held over the step). The fixed point
+// of the step is the exact equilibrium F = 0, whatever the approximation in H.
+#include "reference/der/der_dynamics.hpp"
+
+namespace hairsim::der {
+
+struct ImplicitStepReport {
+  double max_strain = 0;  // max | |e|/|ē| - 1 | after the step
+};
+
+// Stretching energy and its gradient (exact).
+double stretching_energy(const DynamicRod& rod);
+
+ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt);
+
+// Static mode with the implicit integrator: damped implicit steps until every vertex moves
+// slower than `speed_tolerance`.
+RelaxReport relax_implicit(DynamicRod& rod, double dt, double damping, double speed_tolerance,
+                           int max_steps);
+
+}  // namespace hairsim::der
