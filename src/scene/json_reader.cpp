@@ -81,6 +81,23 @@ Eigen::Vector3d JsonReader::vec3(const std::string& key, std::optional<Eigen::Ve
   return out;
 }
 
+std::vector<Eigen::Vector3d> JsonReader::points(const std::string& key, std::size_t min_count) {
+  const nlohmann::json* v = find(key);
+  if (!v) fail(key, "is required");
+  if (!v->is_array() || v->size() < min_count)
+    fail(key, "must be an array of at least " + std::to_string(min_count) + " points");
+  std::vector<Eigen::Vector3d> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const nlohmann::json& p = (*v)[i];
+    if (!p.is_array() || p.size() != 3 || !p[0].is_number() || !p[1].is_number() ||
+        !p[2].is_number())
+      fail(key, "entry " + std::to_string(i) + " must be an array of 3 numbers");
+    out.emplace_back(p[0].get<double>(), p[1].get<double>(), p[2].get<double>());
+    if (!out.back().allFinite()) fail(key, "entry " + std::to_string(i) + " must be finite");
+  }
+  return out;
+}
+
 JsonReader JsonReader::object(const std::string& key) {
   const nlohmann::json* v = find(key);
   if (!v) return JsonReader(kEmpty, path_of(key));

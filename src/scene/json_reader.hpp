@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "hairsim/error.hpp"
 
@@ -24,6 +25,8 @@ class JsonReader {
   std::string string(const std::string& key, std::optional<std::string> fallback);
   bool boolean(const std::string& key, std::optional<bool> fallback);
   Eigen::Vector3d vec3(const std::string& key, std::optional<Eigen::Vector3d> fallback);
+  // A required array of at least `min_count` points [x, y, z] (finite).
+  std::vector<Eigen::Vector3d> points(const std::string& key, std::size_t min_count);
   JsonReader object(const std::string& key);  // {} when absent
   // Throws naming the first field that was never read.
   void finish() const;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hairsim/io.hpp"
+#include "hairsim/strands.hpp"
 #include "test_support.hpp"
 
 namespace hairsim {
@@ -61,6 +62,58 @@ TEST(DerScenes, ImplicitIntegratorFromTheScene) {
   EXPECT_NEAR(-summary["tip_position_m"][1].get<double>() / 0.700200, 1.0, 1e-3);
 }
 
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  test::write_bytes(p, std::vector<char>(text.begin(), text.end()));
+}
+
+TEST(DerScenes, GroomedHelixIsAtRestUnderNoLoad) {
+  // Issue 3: any rest polyline, curls included, is at rest when no load acts: 500 steps without
+  // gravity leave it exactly where it was, with zero elastic energy.
+  ScratchDir dir;
+  write_text(dir / "helix.json", R"({
+    "rod": {"shape": "helix", "radius": 0.01, "pitch": 0.02, "turns": 3, "edges": 60,
+            "direction": [0, -1, 0]},
+    "material": {"radius": 5e-5},
+    "gravity": [0, 0, 0],
+    "time": {"steps": 500}
+  })");
+  auto r = run_cli("run '" + (dir / "helix.json").string() + "' --out '" + (dir / "a").string() +
+                       "' --set time.steps=0",
+                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_cli("run '" + (dir / "helix.json").string() + "' --out '" + (dir / "b").string() + "'",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto a = read_json(dir / "a" / "summary.json"), b = read_json(dir / "b" / "summary.json");
+  EXPECT_EQ(a["tip_position_m"], b["tip_position_m"]);
+  EXPECT_EQ(b["energies_J"]["bending"].get<double>(), 0.0);
+  EXPECT_EQ(b["energies_J"]["twist"].get<double>(), 0.0);
+}
+
+TEST(DerScenes, PolylineRodAndClampMotion) {
+  // A polyline rest shape resampled to 12 edges, its root clamp moving at 0.5 m/s along z from
+  // rest (implicit integrator, gravity): after 0.1 s the clamp point has moved 5 cm.
+  ScratchDir dir;
+  write_text(dir / "poly.json", R"({
+    "rod": {"shape": "polyline", "points": [[0, 0, 0], [0.05, -0.01, 0], [0.1, -0.03, 0.01]],
+            "edges": 12, "root_motion": {"velocity": [0, 0, 0.5]}},
+    "material": {"radius": 5e-5},
+    "time": {"integrator": "implicit", "dt": 0.001, "steps": 100}
+  })");
+  const auto r =
+      run_cli("run '" + (dir / "poly.json").string() + "' --out '" + dir.path().string() +
+                  "' --final '" + (dir / "final.ply").string() + "'",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const StrandSet s = read_strands(dir / "final.ply");
+  ASSERT_EQ(s.point_count(), 13u);
+  const Vec3 clamp_point = 0.5 * (s.points[0] + s.points[1]);
+  // The first edge lies in z = 0 at t = 0; its midpoint moved 0.5 m/s x 0.1 s along z
+  // (float32 file precision).
+  EXPECT_NEAR(clamp_point.z(), 0.05, 1e-6);
+  EXPECT_GT(s.points.back().z(), 0.0);  // the free end follows
+}
+
 TEST(DerScenes, BadScenesExitTwoNamingTheField) {
   ScratchDir dir;
   const std::string out = "--out '" + (dir / "out").string() + "'";
@@ -77,6 +130,15 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
       {"--set static.enabled=yes", "static.enabled: must be true or false"},
       {"--set time.integrator=rk4", "time.integrator: must be 'symplectic' or 'implicit'"},
       {"--set time.integrator=implicit", "material: the implicit integrator needs"},
+      {"--set rod.shape=spiral", "rod.shape: must be 'straight', 'helix' or 'polyline'"},
+      {"--set rod.shape=polyline --set 'rod.points=[[0,0,0],[1,2]]'",
+       "rod.points: entry 1 must be an array of 3 numbers"},
+      {"--set rod.shape=helix --set rod.radius=0.01 --set rod.pitch=0.01",
+       "rod.turns: is required"},
+      {"--set rod.root=free --set 'rod.root_motion={\"velocity\":[1,0,0]}'",
+       "rod.root_motion: needs rod.root = clamped"},
+      {"--set 'rod.tip_motion={\"spin\":1}' --set rod.tip=clamped",
+       "rod.tip_motion.spin: unknown field"},
       {"--set noequals", "expected key.path=value"},
       {"--final out.xyz", "unknown strand file extension"}};
   for (const auto& [args, message] : cases) {

@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include <Eigen/Geometry>
+#include <numbers>
+
 #include "common/thomas.hpp"
 #include "hairsim/error.hpp"
 
@@ -71,14 +74,78 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
   return report;
 }
 
+Vec3 ClampMotion::translation(double t) const {
+  return velocity * t + translation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
+}
+
+Mat3 ClampMotion::rotation(double t) const {
+  const Vec3 r =
+      angular_velocity * t + rotation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
+  const double angle = r.norm();
+  return angle > 0 ? Mat3(Eigen::AngleAxisd(angle, r / angle)) : Mat3::Identity();
+}
+
+double ClampMotion::twist(double t) const {
+  return twist_rate * t + twist_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
+}
+
+void clamp_end(DynamicRod& rod, bool tip, const ClampMotion& motion) {
+  const int edge = tip ? rod.rest.edge_count() - 1 : 0;
+  const int a = edge, b = rod.rest.vertex_after(edge);
+  Clamp c;
+  c.active = true;
+  c.edge = edge;
+  c.pivot = 0.5 * (rod.state.x[a] + rod.state.x[b]);
+  c.offset = {rod.state.x[a] - c.pivot, rod.state.x[b] - c.pivot};
+  c.material_vector = compute_frames(rod.state).m1[edge];
+  c.motion = motion;
+  rod.fixed[a] = rod.fixed[b] = true;
+  (tip ? rod.twist.last_clamped : rod.twist.first_clamped) = true;
+  (tip ? rod.tip_clamp : rod.root_clamp) = c;
+}
+
+namespace {
+
+Vec3 place_clamp(const Clamp& c, double t, std::vector<Vec3>& x, const RestShape& rest) {
+  const Mat3 r = c.motion.rotation(t);
+  const Vec3 pivot = c.pivot + c.motion.translation(t);
+  const int a = c.edge, b = rest.vertex_after(c.edge);
+  x[a] = pivot + r * c.offset[0];
+  x[b] = pivot + r * c.offset[1];
+  // Material vector: the rigid rotation, then the twist about the moved edge.
+  const Vec3 tangent = (x[b] - x[a]).normalized();
+  return Eigen::AngleAxisd(c.motion.twist(t), tangent) * (r * c.material_vector);
+}
+
+}  // namespace
+
+ClampTargets place_clamps(const DynamicRod& rod, double t, std::vector<Vec3>& x) {
+  ClampTargets targets;
+  if (rod.root_clamp.active) targets.root_m1 = place_clamp(rod.root_clamp, t, x, rod.rest);
+  if (rod.tip_clamp.active) targets.tip_m1 = place_clamp(rod.tip_clamp, t, x, rod.rest);
+  return targets;
+}
+
+void apply_clamp_angles(DynamicRod& rod, const ClampTargets& targets, const RodState& previous) {
+  if (!rod.root_clamp.active && !rod.tip_clamp.active) return;
+  const Frames f = compute_frames(rod.state);
+  if (rod.root_clamp.active)
+    rod.state.theta[0] = angle_to_material_vector(f, 0, targets.root_m1, previous.theta[0]);
+  if (rod.tip_clamp.active) {
+    const int last = rod.rest.edge_count() - 1;
+    rod.state.theta[last] = angle_to_material_vector(f, last, targets.tip_m1, previous.theta[last]);
+  }
+}
+
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
   const int n = rod.rest.vertex_count();
   const Frames f = compute_frames(rod.state);
   const std::vector<Vec3> force = elastic_forces(rod.state, f, rod.rest, rod.twist);
-  // The material vector a clamped last edge must keep while its Bishop frame moves.
-  const Vec3 clamped_m1 = f.m1.back();
+  // A clamped last edge without a Clamp record keeps its material vector in space.
+  const Vec3 held_m1 = f.m1.back();
 
-  // Symplectic Euler (§7.2): velocities first, then positions with the new velocities.
+  // Symplectic Euler (§7.2): velocities first, then positions with the new velocities; clamped
+  // vertices go where their clamp puts them at t + h.
   std::vector<Vec3> x = rod.state.x;
   for (int i = 0; i < n; ++i) {
     if (rod.fixed[i]) continue;
@@ -86,18 +153,20 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
     rod.velocity[i] += dt * accel;
     x[i] += dt * rod.velocity[i];
   }
+  const ClampTargets targets = place_clamps(rod, rod.time + dt, x);
   const ProjectionReport report =
       project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
-  for (int i = 0; i < n; ++i)
-    rod.velocity[i] = rod.fixed[i] ? Vec3::Zero() : Vec3((x[i] - rod.state.x[i]) / dt);
+  for (int i = 0; i < n; ++i) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
 
-  // Bishop frame update (§4.2.2) and quasistatic material frame (§5.1).
-  const double last_theta = rod.state.theta.back();
+  // Bishop frame update (§4.2.2), clamp angles, quasistatic material frame (§5.1).
+  const RodState previous = rod.state;
   rod.state = moved_to(rod.state, x);
-  if (rod.twist.last_clamped)
+  if (rod.twist.last_clamped && !rod.tip_clamp.active)
     rod.state.theta.back() = angle_to_material_vector(
-        compute_frames(rod.state), rod.rest.edge_count() - 1, clamped_m1, last_theta);
+        compute_frames(rod.state), rod.rest.edge_count() - 1, held_m1, previous.theta.back());
+  apply_clamp_angles(rod, targets, previous);
   solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
+  rod.time += dt;
   return report;
 }
 

@@ -7,6 +7,34 @@
 
 namespace hairsim::der {
 
+// Prescribed motion of a clamp relative to its pose at t = 0: constant rates plus one sinusoid.
+//   translation(t) = velocity t + translation_amplitude sin(2π f t)
+//   rotation(t)    = exp([angular_velocity t + rotation_amplitude sin(2π f t)]), about the pivot
+//   twist(t)       = twist_rate t + twist_amplitude sin(2π f t), about the clamped edge
+struct ClampMotion {
+  Vec3 velocity = Vec3::Zero();               // m/s
+  Vec3 angular_velocity = Vec3::Zero();       // rad/s (axis times rate)
+  double twist_rate = 0;                      // rad/s
+  Vec3 translation_amplitude = Vec3::Zero();  // m
+  Vec3 rotation_amplitude = Vec3::Zero();     // rad (axis times angle)
+  double twist_amplitude = 0;                 // rad
+  double frequency = 0;                       // Hz
+
+  Vec3 translation(double t) const;
+  Mat3 rotation(double t) const;
+  double twist(double t) const;
+};
+
+// A clamped end: its edge's two vertices and material frame follow the motion rigidly.
+struct Clamp {
+  bool active = false;
+  int edge = 0;                         // 0 (root) or the last edge (tip)
+  Vec3 pivot = Vec3::Zero();            // the clamp point at t = 0: midpoint of the edge
+  std::array<Vec3, 2> offset{};         // the edge's vertices relative to the pivot at t = 0
+  Vec3 material_vector = Vec3::Zero();  // m1 of the edge at t = 0
+  ClampMotion motion;
+};
+
 struct DynamicRod {
   RestShape rest;
   RodState state;
@@ -19,7 +47,22 @@ struct DynamicRod {
   // Axial stiffness EA (N), used by the linearly implicit integrator, where stretching is a stiff
   // elastic term instead of a constraint (der_implicit.hpp).
   double stretching_stiffness = 0;
+  double time = 0;  // s
+  Clamp root_clamp, tip_clamp;
 };
+
+// Clamps an end of the rod in its current pose (vertices fixed, material frame prescribed),
+// with an optional motion.
+void clamp_end(DynamicRod& rod, bool tip, const ClampMotion& motion = {});
+
+// Moves the clamped vertices to their pose at time t (positions returned in `x`) and returns, per
+// clamp, the prescribed material vector at t.
+struct ClampTargets {
+  Vec3 root_m1 = Vec3::Zero(), tip_m1 = Vec3::Zero();
+};
+ClampTargets place_clamps(const DynamicRod& rod, double t, std::vector<Vec3>& x);
+// After the centerline moved: θ of each clamped edge from its prescribed material vector.
+void apply_clamp_angles(DynamicRod& rod, const ClampTargets& targets, const RodState& previous);
 
 struct ProjectionReport {
   int iterations = 0;

@@ -89,20 +89,32 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
   add_stretching(rod, force, h);
   add_bending_gauss_newton(rod, f, h);
 
-  // (M (1 + h c) + h² H) v' = M v + h F, fixed vertices eliminated (v' = 0 there).
+  // Clamped vertices move to their clamp's pose at t + h: their new velocities are known.
+  std::vector<Vec3> target = rod.state.x;
+  const ClampTargets targets = place_clamps(rod, rod.time + dt, target);
+  Eigen::VectorXd known = Eigen::VectorXd::Zero(3 * n);
+  for (int i = 0; i < n; ++i)
+    if (rod.fixed[i]) known.segment<3>(3 * i) = (target[i] - rod.state.x[i]) / dt;
+
+  // (M (1 + h c) + h² H) v' = M v + h F on the free vertices; the known velocities of clamped
+  // vertices move to the right-hand side.
   Triplets a;
   Eigen::VectorXd rhs(3 * n);
   for (int i = 0; i < n; ++i) {
     const double m = rod.mass[i];
-    const Vec3 b =
-        rod.fixed[i] ? Vec3::Zero() : Vec3(m * rod.velocity[i] + dt * (force[i] + m * rod.gravity));
-    rhs.segment<3>(3 * i) = b;
+    rhs.segment<3>(3 * i) = rod.fixed[i]
+                                ? Vec3(known.segment<3>(3 * i))
+                                : Vec3(m * rod.velocity[i] + dt * (force[i] + m * rod.gravity));
     for (int k = 0; k < 3; ++k)
       a.emplace_back(3 * i + k, 3 * i + k, rod.fixed[i] ? 1.0 : m * (1 + dt * rod.damping));
   }
   for (const auto& t : h) {
-    if (rod.fixed[t.row() / 3] || rod.fixed[t.col() / 3]) continue;
-    a.emplace_back(t.row(), t.col(), dt * dt * t.value());
+    const bool row_fixed = rod.fixed[t.row() / 3], col_fixed = rod.fixed[t.col() / 3];
+    if (row_fixed) continue;
+    if (col_fixed)
+      rhs[t.row()] -= dt * dt * t.value() * known[t.col()];
+    else
+      a.emplace_back(t.row(), t.col(), dt * dt * t.value());
   }
   Eigen::SparseMatrix<double> matrix(3 * n, 3 * n);
   matrix.setFromTriplets(a.begin(), a.end());
@@ -113,14 +125,16 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
   std::vector<Vec3> x = rod.state.x;
   for (int i = 0; i < n; ++i) {
     rod.velocity[i] = v.segment<3>(3 * i);
-    x[i] += dt * rod.velocity[i];
+    x[i] = rod.fixed[i] ? target[i] : Vec3(x[i] + dt * rod.velocity[i]);
   }
-  const double last_theta = rod.state.theta.back();
+  const RodState previous = rod.state;
   rod.state = moved_to(rod.state, x);
-  if (rod.twist.last_clamped)
+  if (rod.twist.last_clamped && !rod.tip_clamp.active)
     rod.state.theta.back() = angle_to_material_vector(
-        compute_frames(rod.state), rod.rest.edge_count() - 1, clamped_m1, last_theta);
+        compute_frames(rod.state), rod.rest.edge_count() - 1, clamped_m1, previous.theta.back());
+  apply_clamp_angles(rod, targets, previous);
   solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
+  rod.time += dt;
 
   ImplicitStepReport report;
   for (int j = 0; j < rod.rest.edge_count(); ++j)

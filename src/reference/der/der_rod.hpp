@@ -9,6 +9,7 @@
 // Closed rods (rings): N edges, e^{N-1} = x_0 - x_{N-1}, and every vertex bends and twists;
 // vertex 0 sits between edges N-1 and 0.
 #include <Eigen/Core>
+#include <Eigen/Geometry>  // cross products throughout
 #include <array>
 #include <span>
 #include <vector>

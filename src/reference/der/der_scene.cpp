@@ -38,6 +38,34 @@ Stiffness parse_material(JsonReader m) {
   return s;
 }
 
+ClampMotion parse_motion(JsonReader m) {
+  ClampMotion motion;
+  motion.velocity = m.vec3("velocity", Vec3::Zero());
+  motion.angular_velocity = m.vec3("angular_velocity", Vec3::Zero());
+  motion.twist_rate = m.number("twist_rate", 0.0);
+  motion.translation_amplitude = m.vec3("translation_amplitude", Vec3::Zero());
+  motion.rotation_amplitude = m.vec3("rotation_amplitude", Vec3::Zero());
+  motion.twist_amplitude = m.number("twist_amplitude", 0.0);
+  motion.frequency = m.number("frequency", 0.0, ">= 0", scene::non_negative);
+  m.finish();
+  return motion;
+}
+
+// A helix around `direction` starting at the origin: radius, pitch (rise per turn), turns;
+// `edges` edges equally spaced in angle.
+std::vector<Vec3> helix_rod(const Vec3& origin, const Vec3& direction, double radius, double pitch,
+                            double turns, int edges) {
+  const Vec3 axis = direction.normalized();
+  const Vec3 side = any_orthogonal(axis), other = axis.cross(side);
+  std::vector<Vec3> x;
+  for (int i = 0; i <= edges; ++i) {
+    const double a = 2 * std::numbers::pi * turns * i / edges;
+    x.push_back(origin + radius * (std::cos(a) - 1) * side + radius * std::sin(a) * other +
+                pitch * turns * i / edges * axis);
+  }
+  return x;
+}
+
 // Rod vertices: a straight rod of `length` from the clamp point along `direction`; with a
 // clamped root the clamp point is the midpoint of the first edge (issue 3's convention).
 std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double length, int edges,
@@ -62,8 +90,6 @@ DerScene parse_der_scene(const nlohmann::json& document) {
 
   JsonReader rod = top.object("rod");
   const std::string shape = rod.string("shape", "straight");
-  if (shape != "straight") rod.fail("shape", "only 'straight' rods are supported so far");
-  sc.length = rod.number("length", std::nullopt, "> 0", scene::positive);
   const Vec3 direction = rod.vec3("direction", Vec3::UnitX());
   if (direction.norm() == 0) rod.fail("direction", "must be non-zero");
   sc.clamp_point = rod.vec3("origin", Vec3::Zero());
@@ -71,13 +97,40 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   const std::string root = rod.string("root", "clamped"), tip = rod.string("tip", "free");
   for (const auto& [key, value] : {std::pair{"root", root}, std::pair{"tip", tip}})
     if (value != "clamped" && value != "free") rod.fail(key, "must be 'clamped' or 'free'");
+  const bool root_clamped = root == "clamped", tip_clamped = tip == "clamped";
+  std::vector<Vec3> x;
+  if (shape == "straight") {
+    sc.length = rod.number("length", std::nullopt, "> 0", scene::positive);
+    x = straight_rod(sc.clamp_point, direction.normalized(), sc.length, edges, root_clamped);
+  } else if (shape == "helix") {
+    // A groomed curl: its own rest shape, at rest under no load.
+    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
+    const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
+    const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
+    x = helix_rod(sc.clamp_point, direction, radius, pitch, turns, edges);
+  } else if (shape == "polyline") {
+    // Any polyline, root first, resampled to `edges` edges by arc length; its own rest shape.
+    StrandSet polyline;
+    polyline.add_strand(rod.points("points", 2));
+    polyline.validate(rod.path_of("points"));
+    const StrandSet resampled = resample(polyline, edges + 1);
+    x.assign(resampled.points.begin(), resampled.points.end());
+  } else {
+    rod.fail("shape", "must be 'straight', 'helix' or 'polyline'");
+  }
+  if (shape != "straight") {
+    double length = 0;
+    for (std::size_t i = 1; i < x.size(); ++i) length += (x[i] - x[i - 1]).norm();
+    sc.length = length;
+  }
+  JsonReader root_motion = rod.object("root_motion"), tip_motion = rod.object("tip_motion");
+  const ClampMotion root_m = parse_motion(root_motion), tip_m = parse_motion(tip_motion);
+  if (rod.has("root_motion") && !root_clamped) rod.fail("root_motion", "needs rod.root = clamped");
+  if (rod.has("tip_motion") && !tip_clamped) rod.fail("tip_motion", "needs rod.tip = clamped");
   rod.finish();
 
   const Stiffness k = parse_material(top.object("material"));
-  const bool root_clamped = root == "clamped", tip_clamped = tip == "clamped";
-  const std::vector<Vec3> x =
-      straight_rod(sc.clamp_point, direction.normalized(), sc.length, edges, root_clamped);
-  const Vec3 u0 = any_orthogonal(direction.normalized());
+  const Vec3 u0 = any_orthogonal((x[1] - x[0]).normalized());
   DynamicRod& r = sc.rod;
   r.rest = rest_shape_from_polyline(x, u0, std::vector<Mat2>(edges, k.bending * Mat2::Identity()),
                                     k.twist);
@@ -85,9 +138,9 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   r.velocity.assign(x.size(), Vec3::Zero());
   r.mass = lumped_masses(r.rest, k.linear_density);
   r.fixed.assign(x.size(), false);
-  if (root_clamped) r.fixed[0] = r.fixed[1] = true;
-  if (tip_clamped) r.fixed[edges] = r.fixed[edges - 1] = true;
-  r.twist = {root_clamped, tip_clamped};
+  r.twist = {false, false};
+  if (root_clamped) clamp_end(r, false, root_m);
+  if (tip_clamped) clamp_end(r, true, tip_m);
   r.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   r.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
   r.stretching_stiffness = k.stretching;
