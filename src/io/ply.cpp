@@ -179,16 +179,21 @@ void check_room(const ByteReader& in, const PlyElement& e, std::size_t min_row_b
                  " rows, more than the file holds");
 }
 
+// Room for the element's values (counts already checked against the file size).
+void prepare_storage(PlyElement& e) {
+  for (auto& p : e.properties) {
+    if (p.is_list)
+      p.list_offsets.assign(1, 0);
+    else
+      p.values.reserve(e.count);
+  }
+}
+
 void read_binary_element(ByteReader& in, const std::vector<char>& bytes, PlyElement& e, bool swap) {
   std::size_t min_row = 0;
   for (const auto& p : e.properties) min_row += type_size(p.is_list ? p.count_type : p.type);
   check_room(in, e, std::max<std::size_t>(min_row, 1));
-  for (auto& p : e.properties) {
-    if (!p.is_list)
-      p.values.reserve(e.count);
-    else
-      p.list_offsets.assign(1, 0);
-  }
+  prepare_storage(e);
   for (std::size_t r = 0; r < e.count; ++r) {
     for (auto& p : e.properties) {
       const std::size_t at = in.offset();
@@ -224,12 +229,7 @@ void read_ascii_element(TextScanner& in, std::size_t remaining, PlyElement& e) {
   if (e.count > remaining / min_row + 1)
     in.fail(in.offset(), "element '" + e.name + "' declares " + std::to_string(e.count) +
                              " rows, more than the file holds");
-  for (auto& p : e.properties) {
-    if (!p.is_list)
-      p.values.reserve(e.count);
-    else
-      p.list_offsets.assign(1, 0);
-  }
+  prepare_storage(e);
   for (std::size_t r = 0; r < e.count; ++r) {
     for (auto& p : e.properties) {
       if (!p.is_list) {

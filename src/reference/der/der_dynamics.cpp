@@ -126,15 +126,21 @@ ClampTargets place_clamps(const DynamicRod& rod, double t, std::vector<Vec3>& x)
   return targets;
 }
 
-void apply_clamp_angles(DynamicRod& rod, const ClampTargets& targets, const RodState& previous) {
-  if (!rod.root_clamp.active && !rod.tip_clamp.active) return;
-  const Frames f = compute_frames(rod.state);
-  if (rod.root_clamp.active)
-    rod.state.theta[0] = angle_to_material_vector(f, 0, targets.root_m1, previous.theta[0]);
-  if (rod.tip_clamp.active) {
-    const int last = rod.rest.edge_count() - 1;
-    rod.state.theta[last] = angle_to_material_vector(f, last, targets.tip_m1, previous.theta[last]);
+void finish_step(DynamicRod& rod, const std::vector<Vec3>& x, const ClampTargets& targets,
+                 const Vec3& held_m1, double dt) {
+  const RodState previous = rod.state;
+  rod.state = moved_to(rod.state, x);
+  const int last = rod.rest.edge_count() - 1;
+  if (rod.root_clamp.active || rod.tip_clamp.active || rod.twist.last_clamped) {
+    const Frames f = compute_frames(rod.state);
+    if (rod.root_clamp.active)
+      rod.state.theta[0] = angle_to_material_vector(f, 0, targets.root_m1, previous.theta[0]);
+    if (rod.tip_clamp.active || rod.twist.last_clamped)
+      rod.state.theta[last] = angle_to_material_vector(
+          f, last, rod.tip_clamp.active ? targets.tip_m1 : held_m1, previous.theta[last]);
   }
+  solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
+  rod.time += dt;
 }
 
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
@@ -158,15 +164,7 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
       project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
   for (int i = 0; i < n; ++i) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
 
-  // Bishop frame update (§4.2.2), clamp angles, quasistatic material frame (§5.1).
-  const RodState previous = rod.state;
-  rod.state = moved_to(rod.state, x);
-  if (rod.twist.last_clamped && !rod.tip_clamp.active)
-    rod.state.theta.back() = angle_to_material_vector(
-        compute_frames(rod.state), rod.rest.edge_count() - 1, held_m1, previous.theta.back());
-  apply_clamp_angles(rod, targets, previous);
-  solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
-  rod.time += dt;
+  finish_step(rod, x, targets, held_m1, dt);
   return report;
 }
 
@@ -188,22 +186,29 @@ double gravity_energy(const DynamicRod& rod) {
 
 namespace hairsim::der {
 
-RelaxReport relax_to_equilibrium(DynamicRod& rod, double dt, double damping, double speed_tolerance,
-                                 int max_steps) {
+RelaxReport relax(DynamicRod& rod, double damping, double speed_tolerance, int max_steps,
+                  const std::function<void(DynamicRod&)>& step) {
   const double own_damping = rod.damping;
   rod.damping = damping;
   RelaxReport report;
   for (; report.steps < max_steps; ++report.steps) {
-    step_symplectic(rod, dt, 1e-12 * rod.rest.edge_length.front());
+    step(rod);
     report.max_speed = 0;
     for (const Vec3& v : rod.velocity) report.max_speed = std::max(report.max_speed, v.norm());
-    if (report.steps > 10 && report.max_speed <= speed_tolerance) {
+    if (report.steps > 10 && report.max_speed <= speed_tolerance) {  // not on a still start
       report.converged = true;
       break;
     }
   }
   rod.damping = own_damping;
   return report;
+}
+
+RelaxReport relax_to_equilibrium(DynamicRod& rod, double dt, double damping, double speed_tolerance,
+                                 int max_steps) {
+  const double tolerance = 1e-12 * rod.rest.edge_length.front();
+  return relax(rod, damping, speed_tolerance, max_steps,
+               [&](DynamicRod& r) { step_symplectic(r, dt, tolerance); });
 }
 
 }  // namespace hairsim::der

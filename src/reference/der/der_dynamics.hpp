@@ -1,6 +1,7 @@
 #pragma once
 // DER time stepping, reference backend: symplectic Euler on the centerline (§7.2) with
 // inextensibility enforced by fast projection (§8.1), the material frame quasistatic (§5.1).
+#include <functional>
 #include <vector>
 
 #include "reference/der/der_rod.hpp"
@@ -61,8 +62,12 @@ struct ClampTargets {
   Vec3 root_m1 = Vec3::Zero(), tip_m1 = Vec3::Zero();
 };
 ClampTargets place_clamps(const DynamicRod& rod, double t, std::vector<Vec3>& x);
-// After the centerline moved: θ of each clamped edge from its prescribed material vector.
-void apply_clamp_angles(DynamicRod& rod, const ClampTargets& targets, const RodState& previous);
+// The end of every integrator's step: the centerline moves to `x` (Bishop frame update, §4.2.2),
+// clamped edges take the θ of their prescribed material vectors (a clamped last edge without a
+// Clamp record keeps `held_m1`), the material frame becomes quasistatic again (§5.1), and the
+// clock advances by dt.
+void finish_step(DynamicRod& rod, const std::vector<Vec3>& x, const ClampTargets& targets,
+                 const Vec3& held_m1, double dt);
 
 struct ProjectionReport {
   int iterations = 0;
@@ -99,10 +104,12 @@ struct RelaxReport {
   bool converged = false;
 };
 
-// Static mode: dynamic relaxation. Damped symplectic Euler steps (the rod's own damping
-// replaced by `damping`, best near twice the first natural frequency) until every vertex moves
-// slower than `speed_tolerance` (m/s); the remaining position error is about
-// speed_tolerance / damping. Used for load cases where only the equilibrium matters.
+// Static mode: dynamic relaxation. Damped steps of `step` (the rod's own damping replaced by
+// `damping`, best near twice the first natural frequency) until every vertex moves slower than
+// `speed_tolerance` (m/s); the remaining position error is about speed_tolerance / damping.
+RelaxReport relax(DynamicRod& rod, double damping, double speed_tolerance, int max_steps,
+                  const std::function<void(DynamicRod&)>& step);
+// relax() with symplectic Euler + projection steps of dt.
 RelaxReport relax_to_equilibrium(DynamicRod& rod, double dt, double damping, double speed_tolerance,
                                  int max_steps);
 

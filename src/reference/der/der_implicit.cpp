@@ -127,14 +127,7 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
     rod.velocity[i] = v.segment<3>(3 * i);
     x[i] = rod.fixed[i] ? target[i] : Vec3(x[i] + dt * rod.velocity[i]);
   }
-  const RodState previous = rod.state;
-  rod.state = moved_to(rod.state, x);
-  if (rod.twist.last_clamped && !rod.tip_clamp.active)
-    rod.state.theta.back() = angle_to_material_vector(
-        compute_frames(rod.state), rod.rest.edge_count() - 1, clamped_m1, previous.theta.back());
-  apply_clamp_angles(rod, targets, previous);
-  solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
-  rod.time += dt;
+  finish_step(rod, x, targets, clamped_m1, dt);
 
   ImplicitStepReport report;
   for (int j = 0; j < rod.rest.edge_count(); ++j)
@@ -146,20 +139,8 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
 
 RelaxReport relax_implicit(DynamicRod& rod, double dt, double damping, double speed_tolerance,
                            int max_steps) {
-  const double own_damping = rod.damping;
-  rod.damping = damping;
-  RelaxReport report;
-  for (; report.steps < max_steps; ++report.steps) {
-    step_linearly_implicit(rod, dt);
-    report.max_speed = 0;
-    for (const Vec3& v : rod.velocity) report.max_speed = std::max(report.max_speed, v.norm());
-    if (report.steps > 2 && report.max_speed <= speed_tolerance) {
-      report.converged = true;
-      break;
-    }
-  }
-  rod.damping = own_damping;
-  return report;
+  return relax(rod, damping, speed_tolerance, max_steps,
+               [&](DynamicRod& r) { step_linearly_implicit(r, dt); });
 }
 
 }  // namespace hairsim::der
