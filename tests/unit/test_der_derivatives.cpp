@@ -7,6 +7,7 @@
 #include <numbers>
 #include <random>
 
+#include "der_test_support.hpp"
 #include "reference/der/der_rod.hpp"
 
 namespace hairsim::der {
@@ -132,18 +133,10 @@ TEST(DerDerivatives, PositionGradientMatchesFiniteDifferences) {
   for (unsigned seed : {6u, 7u, 8u, 106u, 107u}) {
     const RandomRod rod = random_rod(12, seed, seed > 100);
     const auto g = position_gradient(rod.state, compute_frames(rod.state), rod.rest);
-    double worst = 0, scale = 0;
-    for (std::size_t i = 0; i < rod.state.x.size(); ++i)
-      for (int c = 0; c < 3; ++c) {
-        std::vector<Vec3> xp = rod.state.x, xm = rod.state.x;
-        xp[i][c] += kStep;
-        xm[i][c] -= kStep;
-        const double fd = (energy_at(moved_to(rod.state, xp), rod.rest) -
-                           energy_at(moved_to(rod.state, xm), rod.rest)) /
-                          (2 * kStep);
-        worst = std::max(worst, std::abs(fd - g[i][c]));
-        scale = std::max(scale, std::abs(g[i][c]));
-      }
+    const auto [worst, scale] = test::check_gradient(
+        rod.state.x, g,
+        [&](const std::vector<Vec3>& y) { return energy_at(moved_to(rod.state, y), rod.rest); },
+        kStep);
     EXPECT_LE(worst, kRelativeTolerance * scale) << "seed " << seed;
   }
 }
@@ -161,16 +154,7 @@ TEST(DerDerivatives, HolonomyGradientMatchesFiniteDifferences) {
     // Angle about t from the transported old frame to the new one (material frame moves with it).
     return std::atan2(f.t[edge].dot(transported.cross(f.u[edge])), transported.dot(f.u[edge]));
   };
-  double worst = 0, scale = 0;
-  for (std::size_t i = 0; i < rod.state.x.size(); ++i)
-    for (int c = 0; c < 3; ++c) {
-      std::vector<Vec3> xp = rod.state.x, xm = rod.state.x;
-      xp[i][c] += kStep;
-      xm[i][c] -= kStep;
-      const double fd = (psi(xp) - psi(xm)) / (2 * kStep);
-      worst = std::max(worst, std::abs(fd - g[i][c]));
-      scale = std::max(scale, std::abs(g[i][c]));
-    }
+  const auto [worst, scale] = test::check_gradient(rod.state.x, g, psi, kStep);
   EXPECT_LE(worst, kRelativeTolerance * scale);
 }
 
