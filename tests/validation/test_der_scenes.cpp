@@ -130,6 +130,8 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
       {"--set static.enabled=yes", "static.enabled: must be true or false"},
       {"--set time.integrator=rk4", "time.integrator: must be 'symplectic' or 'implicit'"},
       {"--set time.integrator=implicit", "material: the implicit integrator needs"},
+      {"--set 'loads.tip_force=[0,1]'", "loads.tip_force: must be an array of 3 numbers"},
+      {"--set loads.wind=1", "loads.wind: unknown field"},
       {"--set rod.shape=spiral", "rod.shape: must be 'straight', 'helix' or 'polyline'"},
       {"--set rod.shape=polyline --set 'rod.points=[[0,0,0],[1,2]]'",
        "rod.points: entry 1 must be an array of 3 numbers"},

@@ -143,10 +143,22 @@ void finish_step(DynamicRod& rod, const std::vector<Vec3>& x, const ClampTargets
   rod.time += dt;
 }
 
+void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& force) {
+  for (std::size_t i = 0; i < rod.point_force.size(); ++i) force[i] += rod.point_force[i];
+  const int last = rod.rest.edge_count() - 1;
+  const Vec3& t = f.t[last];
+  rod.twist.last_torque = rod.tip_moment.dot(t);
+  // A couple of forces ±(M × t)/|e| on the edge's ends has moment t × (M × t) = M - (M.t) t.
+  const Vec3 couple = rod.tip_moment.cross(t) / f.edge_length[last];
+  force[rod.rest.vertex_after(last)] += couple;
+  force[last] -= couple;
+}
+
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
   const int n = rod.rest.vertex_count();
   const Frames f = compute_frames(rod.state);
-  const std::vector<Vec3> force = elastic_forces(rod.state, f, rod.rest, rod.twist);
+  std::vector<Vec3> force = elastic_forces(rod.state, f, rod.rest, rod.twist);
+  add_applied_loads(rod, f, force);
   // A clamped last edge without a Clamp record keeps its material vector in space.
   const Vec3 held_m1 = f.m1.back();
 

@@ -50,7 +50,16 @@ struct DynamicRod {
   double stretching_stiffness = 0;
   double time = 0;  // s
   Clamp root_clamp, tip_clamp;
+  // Applied loads: a force per vertex (N; empty for none) and a moment on the tip edge (N m).
+  // The moment's part along the tip tangent twists the rod (TwistBoundary::last_torque, set each
+  // step); the rest bends it, applied as a force couple on the last edge.
+  std::vector<Vec3> point_force;
+  Vec3 tip_moment = Vec3::Zero();
 };
+
+// Applied loads on the vertices (point forces and the bending part of the tip moment); sets the
+// twisting part as the twist boundary's torque.
+void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& force);
 
 // Clamps an end of the rod in its current pose (vertices fixed, material frame prescribed),
 // with an optional motion.

@@ -85,6 +85,7 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
   const Frames f = compute_frames(rod.state);
   const Vec3 clamped_m1 = f.m1.back();
   std::vector<Vec3> force = elastic_forces(rod.state, f, rod.rest, rod.twist);
+  add_applied_loads(rod, f, force);
   Triplets h;
   add_stretching(rod, force, h);
   add_bending_gauss_newton(rod, f, h);

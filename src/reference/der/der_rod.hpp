@@ -127,6 +127,9 @@ namespace hairsim::der {
 struct TwistBoundary {
   bool first_clamped = true;  // θ^0 held (its edge's material frame is prescribed)
   bool last_clamped = false;  // θ^{N-2} held
+  // Twisting moment applied to a free last edge about its tangent (N m): adds -τ θ^{N-2} to the
+  // energy the quasistatic solve minimises.
+  double last_torque = 0;
 };
 
 struct TwistSolveReport {
@@ -148,6 +151,9 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
 // (its θ^n must follow the Bishop frame's rotation by Ψ_n).
 std::vector<Vec3> elastic_forces(const RodState& s, const Frames& f, const RestShape& rest,
                                  const TwistBoundary& bc);
+
+// Energy and gradient of the twist problem with the boundary's applied torque included.
+double twist_problem_energy(const RodState& s, const RestShape& rest, const TwistBoundary& bc);
 
 // θ^edge that turns the edge's Bishop frame onto the prescribed material vector `m1` (unit,
 // orthogonal to the edge's tangent): of the angles 2π apart, the one nearest to `near`, so a

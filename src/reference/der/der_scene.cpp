@@ -141,6 +141,14 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   r.twist = {false, false};
   if (root_clamped) clamp_end(r, false, root_m);
   if (tip_clamped) clamp_end(r, true, tip_m);
+  JsonReader loads = top.object("loads");
+  const Vec3 tip_force = loads.vec3("tip_force", Vec3::Zero());
+  r.tip_moment = loads.vec3("tip_moment", Vec3::Zero());
+  loads.finish();
+  if (tip_force != Vec3::Zero()) {
+    r.point_force.assign(x.size(), Vec3::Zero());
+    r.point_force.back() = tip_force;
+  }
   r.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   r.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
   r.stretching_stiffness = k.stretching;

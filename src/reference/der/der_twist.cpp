@@ -21,8 +21,11 @@ double free_residual(const std::vector<double>& g, const TwistBoundary& bc) {
   return r;
 }
 
-double energy_of(const RodState& s, const RestShape& rest) {
-  return elastic_energy(s, compute_frames(s), rest);
+std::vector<double> twist_problem_gradient(const RodState& s, const Frames& f,
+                                           const RestShape& rest, const TwistBoundary& bc) {
+  std::vector<double> g = theta_gradient(s, f, rest);
+  g.back() -= bc.last_torque;
+  return g;
 }
 
 // Newton step δ with H δ = -g on the free angles (clamped rows: δ = 0). A shift of 1e-12 of
@@ -58,6 +61,10 @@ std::vector<double> newton_step(const Tridiagonal& h, const std::vector<double>&
 
 }  // namespace
 
+double twist_problem_energy(const RodState& s, const RestShape& rest, const TwistBoundary& bc) {
+  return elastic_energy(s, compute_frames(s), rest) - bc.last_torque * s.theta.back();
+}
+
 TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
                                          const TwistBoundary& bc, double tolerance,
                                          int max_iterations) {
@@ -65,7 +72,7 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
   const int n = static_cast<int>(s.theta.size());
   for (; report.iterations <= max_iterations; ++report.iterations) {
     const Frames f = compute_frames(s);
-    const std::vector<double> g = theta_gradient(s, f, rest);
+    const std::vector<double> g = twist_problem_gradient(s, f, rest, bc);
     report.residual = free_residual(g, bc);
     if (report.residual <= tolerance) {
       report.converged = true;
@@ -83,13 +90,13 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
     // Backtracking line search (Armijo) along the Newton direction (§5.1). Near the minimum the
     // energy change drowns in round-off, so the test allows 1e-14 |E|: full Newton steps are
     // then taken and converge quadratically.
-    const double e0 = energy_of(s, rest);
+    const double e0 = twist_problem_energy(s, rest, bc);
     const double roundoff = 1e-14 * std::abs(e0);
     RodState trial = s;
     double alpha = 1;
     for (int k = 0; k < 40; ++k, alpha *= 0.5) {
       for (int j = 0; j < n; ++j) trial.theta[j] = s.theta[j] + alpha * step[j];
-      if (energy_of(trial, rest) <= e0 + 1e-4 * alpha * slope + roundoff) break;
+      if (twist_problem_energy(trial, rest, bc) <= e0 + 1e-4 * alpha * slope + roundoff) break;
     }
     s.theta = trial.theta;
   }
