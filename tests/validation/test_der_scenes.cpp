@@ -66,6 +66,34 @@ void write_text(const std::filesystem::path& p, const std::string& text) {
   test::write_bytes(p, std::vector<char>(text.begin(), text.end()));
 }
 
+TEST(DerScenes, HairSwingSceneIsStableAtTwoMilliseconds) {
+  // scenes/validation/hair_swing.json, issue 3 case 9: a 10 cm hair (r = 50 µm, E = 3 GPa,
+  // ρ = 1300 kg/m³, 32 vertices) released horizontally, 1 s at Δt = 2 ms, implicit.
+  ScratchDir dir;
+  const std::string scene = std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/hair_swing.json";
+  const auto r = run_cli("run '" + scene + "' --out '" + dir.path().string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir / "summary.json");
+  EXPECT_TRUE(summary["finite"].get<bool>());
+  EXPECT_EQ(summary["steps"], 500);
+  const double tip_y = summary["tip_position_m"][1].get<double>();
+  EXPECT_LT(tip_y, -0.05);  // swung down (Γ ≈ 6.8: it sags about 0.6 L when at rest)
+  EXPECT_GT(tip_y, -0.1);   // not below its length
+  // Edge strain of the final state: about the static tension strain ρSgL/EA = 4.2e-7 (root).
+  const double edge = 0.1 / 30.5;
+  EXPECT_LT(summary["max_stretch_m"].get<double>() / edge, 1e-6);
+}
+
+TEST(DerScenes, ImplicitCantileverSceneReproducesCase2) {
+  ScratchDir dir;
+  const std::string scene =
+      std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/cantilever_gravity_implicit.json";
+  const auto r = run_cli("run '" + scene + "' --out '" + dir.path().string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir / "summary.json");
+  EXPECT_NEAR(-summary["tip_position_m"][1].get<double>() / 0.700200, 1.0, 1e-3);
+}
+
 TEST(DerScenes, GroomedHelixIsAtRestUnderNoLoad) {
   // Issue 3: any rest polyline, curls included, is at rest when no load acts: 500 steps without
   // gravity leave it exactly where it was, with zero elastic energy.
