@@ -152,7 +152,8 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
 std::vector<Vec3> elastic_forces(const RodState& s, const Frames& f, const RestShape& rest,
                                  const TwistBoundary& bc);
 
-// Energy and gradient of the twist problem with the boundary's applied torque included.
+// Energy the quasistatic solve minimises: the elastic energy minus the work of the applied
+// torque, E - τ θ^n.
 double twist_problem_energy(const RodState& s, const RestShape& rest, const TwistBoundary& bc);
 
 // θ^edge that turns the edge's Bishop frame onto the prescribed material vector `m1` (unit,
