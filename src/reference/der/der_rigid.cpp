@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "common/thomas.hpp"
 #include "hairsim/error.hpp"
 
 namespace hairsim::der {
@@ -49,52 +50,100 @@ RodWithBody weld_to_tip(DynamicRod rod, const RigidBody& body) {
 
 namespace {
 
-// Generalized fast projection (§8.1) over y = (δφ, δr, δx): constraints C = (edge lengths, weld),
-// metric W⁻¹ = diag(I_world, M_body, rod masses); Newton steps (∇C W ∇Cᵀ) δλ = C, y -= W ∇Cᵀ δλ.
+// Generalized fast projection (§8.1) over y = (δφ, δr, δx): constraints C = (edge lengths C_e,
+// weld C_w), inverse metric W = diag(I_world⁻¹, 1/M, 1/m_i; clamped vertices 0); Newton steps
+// (∇C W ∇Cᵀ) λ = C, y -= W ∇Cᵀ λ. The system is the chain's tridiagonal T bordered by the six
+// weld rows: [T B; Bᵀ D]. It is solved in O(n): Thomas for T⁻¹c_e and T⁻¹B, then the 6 x 6 Schur
+// complement S = D - Bᵀ T⁻¹ B.
 ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double tolerance) {
   DynamicRod& rod = s.rod;
   RigidBody& b = s.body;
   const int n = rod.rest.vertex_count(), edges = rod.rest.edge_count(), last = edges - 1;
-  const int dofs = 6 + 3 * n, constraints = edges + 6;
+  std::vector<double> w(n);
+  for (int i = 0; i < n; ++i) w[i] = rod.fixed[i] ? 0.0 : 1.0 / rod.mass[i];
+  std::vector<double> lower(edges), diag(edges), upper(edges), ce(edges), scratch(edges);
+  std::vector<Vec3> e(edges);
   ProjectionReport report;
   for (;; ++report.iterations) {
-    const Mat3 r = b.orientation.toRotationMatrix();
     const Mat3 inv_inertia = b.world_inertia().inverse();
-    Eigen::VectorXd c(constraints);
-    Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(constraints, dofs);  // ∂C/∂y
+    std::array<Vec3, 2> arm, cw;
+    double weld_error = 0;
+    for (int k = 0; k < 2; ++k) {  // C_w,k = R a_k + r - x_{last+k}
+      arm[k] = b.orientation * s.anchor[k];
+      cw[k] = arm[k] + b.position - x[last + k];
+      weld_error = std::max(weld_error, cw[k].norm());
+    }
     report.max_length_error = 0;
     for (int j = 0; j < edges; ++j) {
-      const Vec3 e = x[j + 1] - x[j];
-      c[j] = e.squaredNorm() - rod.rest.edge_length[j] * rod.rest.edge_length[j];
+      e[j] = x[j + 1] - x[j];
+      ce[j] = e[j].squaredNorm() - rod.rest.edge_length[j] * rod.rest.edge_length[j];
       report.max_length_error =
-          std::max(report.max_length_error, std::abs(e.norm() - rod.rest.edge_length[j]));
-      grad.block<1, 3>(j, 6 + 3 * j) = -2 * e.transpose();
-      grad.block<1, 3>(j, 6 + 3 * (j + 1)) = 2 * e.transpose();
-    }
-    double weld_error = 0;
-    for (int k = 0; k < 2; ++k) {  // R a_k + r - x_{last+k} = 0
-      const Vec3 arm = r * s.anchor[k];
-      const Vec3 ck = arm + b.position - x[last + k];
-      weld_error = std::max(weld_error, ck.norm());
-      c.segment<3>(edges + 3 * k) = ck;
-      grad.block<3, 3>(edges + 3 * k, 0) = -skew(arm);  // d(R a) = δφ × (R a)
-      grad.block<3, 3>(edges + 3 * k, 3) = Mat3::Identity();
-      grad.block<3, 3>(edges + 3 * k, 6 + 3 * (last + k)) = -Mat3::Identity();
+          std::max(report.max_length_error, std::abs(e[j].norm() - rod.rest.edge_length[j]));
     }
     if ((report.max_length_error <= tolerance && weld_error <= tolerance) ||
         report.iterations == 50)
       break;
-    // W ∇Cᵀ with W = diag(I⁻¹, 1/M, 1/m_i; clamped vertices 0).
-    Eigen::MatrixXd wg = grad.transpose();
-    wg.topRows<3>() = inv_inertia * wg.topRows<3>();
-    wg.middleRows<3>(3) /= b.mass;
-    for (int i = 0; i < n; ++i)
-      wg.middleRows<3>(6 + 3 * i) *= rod.fixed[i] ? 0.0 : 1.0 / rod.mass[i];
-    const Eigen::VectorXd dl = (grad * wg).ldlt().solve(c);
-    const Eigen::VectorXd dy = -wg * dl;
-    b.orientation = (rotation_of(dy.head<3>()) * b.orientation).normalized();
-    b.position += dy.segment<3>(3);
-    for (int i = 0; i < n; ++i) x[i] += dy.segment<3>(6 + 3 * i);
+    // T: ∇C_e W ∇C_eᵀ (as in project_inextensible).
+    for (int j = 0; j < edges; ++j) {
+      diag[j] = 4 * e[j].squaredNorm() * (w[j] + w[j + 1]);
+      upper[j] = j + 1 < edges ? -4 * e[j].dot(e[j + 1]) * w[j + 1] : 0.0;
+      lower[j] = j > 0 ? -4 * e[j - 1].dot(e[j]) * w[j] : 0.0;
+    }
+    for (int j = 0; j < edges; ++j)
+      if (diag[j] == 0) {  // both ends fixed (a clamp): nothing moves, drop the constraint
+        diag[j] = 1;
+        ce[j] = 0;
+        upper[j] = lower[j] = 0;
+        if (j > 0) upper[j - 1] = 0;
+        if (j + 1 < edges) lower[j + 1] = 0;
+      }
+    // B: edges touching the welded vertices v = last + k, where ∇_v C_w = -I:
+    //   edge v-1 (∇_v C = +2e) gives -2 w_v eᵀ, edge v (∇_v C = -2e) gives +2 w_v eᵀ.
+    Eigen::MatrixXd bmat = Eigen::MatrixXd::Zero(edges, 6);
+    for (int k = 0; k < 2; ++k) {
+      const int v = last + k;
+      if (v - 1 >= 0) bmat.block<1, 3>(v - 1, 3 * k) = -2 * w[v] * e[v - 1].transpose();
+      if (v < edges) bmat.block<1, 3>(v, 3 * k) = 2 * w[v] * e[v].transpose();
+    }
+    // D: the body's rotation and translation plus the welded vertices' own mass.
+    Eigen::Matrix<double, 6, 6> d;
+    for (int k = 0; k < 2; ++k)
+      for (int l = 0; l < 2; ++l)
+        d.block<3, 3>(3 * k, 3 * l) = skew(arm[k]) * inv_inertia * skew(arm[l]).transpose() +
+                                      Mat3::Identity() / b.mass +
+                                      (k == l ? w[last + k] : 0.0) * Mat3::Identity();
+    // Schur complement on the weld rows.
+    std::vector<double> y0(edges), column(edges), solution(edges);
+    if (!kernels::thomas_solve(edges, lower.data(), diag.data(), upper.data(), ce.data(), y0.data(),
+                               scratch.data()))
+      throw Error("der projection", "singular constraint system");
+    Eigen::MatrixXd y(edges, 6);
+    for (int c = 0; c < 6; ++c) {
+      for (int j = 0; j < edges; ++j) column[j] = bmat(j, c);
+      kernels::thomas_solve(edges, lower.data(), diag.data(), upper.data(), column.data(),
+                            solution.data(), scratch.data());
+      for (int j = 0; j < edges; ++j) y(j, c) = solution[j];
+    }
+    Eigen::Matrix<double, 6, 1> rhs_w;
+    rhs_w << cw[0], cw[1];
+    const Eigen::VectorXd y0v = Eigen::Map<const Eigen::VectorXd>(y0.data(), edges);
+    const Eigen::Matrix<double, 6, 6> schur = d - bmat.transpose() * y;
+    const Eigen::Matrix<double, 6, 1> lw = schur.ldlt().solve(rhs_w - bmat.transpose() * y0v);
+    const Eigen::VectorXd le = y0v - y * lw;
+    // y -= W ∇Cᵀ λ.
+    for (int j = 0; j < edges; ++j) {
+      x[j] += w[j] * 2 * e[j] * le[j];
+      x[j + 1] -= w[j + 1] * 2 * e[j] * le[j];
+    }
+    Vec3 dphi = Vec3::Zero(), dr = Vec3::Zero();
+    for (int k = 0; k < 2; ++k) {
+      const Vec3 lk = lw.segment<3>(3 * k);
+      dphi -= inv_inertia * arm[k].cross(lk);  // -I⁻¹ (∇_φ C_w)ᵀ λ with ∇_φ C_w = -[R a]
+      dr -= lk / b.mass;
+      x[last + k] += w[last + k] * lk;  // ∇_x C_w = -I
+    }
+    b.orientation = (rotation_of(dphi) * b.orientation).normalized();
+    b.position += dr;
   }
   return report;
 }
