@@ -1,0 +1,103 @@
+#pragma once
+// Block Thomas algorithm: O(n B³) solve of a block-tridiagonal system with B x B blocks, no
+// pivoting between blocks (valid for block diagonally dominant or symmetric positive definite
+// systems: the DER implicit step, the Cosserat hybrid preconditioner). Within a block, Gaussian
+// elimination with partial pivoting. Host and device; blocks row-major, B fixed at compile time.
+//   lower[i] = A(i, i-1) for i >= 1 (lower[0] unused), diag[i] = A(i, i),
+//   upper[i] = A(i, i+1) for i <= n-2 (upper[n-1] unused); each a pointer offset of i * B * B.
+//   rhs, x: n * B values. scratch: n * B * B values. `x` may alias `rhs`.
+// Returns false on a singular diagonal block.
+#include "common/hd.hpp"
+
+namespace hairsim::kernels {
+
+namespace block_detail {
+
+// Solves M X = Y in place for an B x B matrix M (destroyed) and `cols` right-hand columns of Y
+// (B x cols, row-major), by Gaussian elimination with partial pivoting.
+template <class T, int B>
+HS_HD bool solve_in_place(T* m, T* y, int cols) {
+  for (int k = 0; k < B; ++k) {
+    int pivot = k;
+    T best = m[k * B + k] < T(0) ? -m[k * B + k] : m[k * B + k];
+    for (int r = k + 1; r < B; ++r) {
+      const T v = m[r * B + k] < T(0) ? -m[r * B + k] : m[r * B + k];
+      if (v > best) best = v, pivot = r;
+    }
+    if (best == T(0)) return false;
+    if (pivot != k) {
+      for (int c = 0; c < B; ++c) {
+        const T t = m[k * B + c];
+        m[k * B + c] = m[pivot * B + c];
+        m[pivot * B + c] = t;
+      }
+      for (int c = 0; c < cols; ++c) {
+        const T t = y[k * cols + c];
+        y[k * cols + c] = y[pivot * cols + c];
+        y[pivot * cols + c] = t;
+      }
+    }
+    for (int r = k + 1; r < B; ++r) {
+      const T f = m[r * B + k] / m[k * B + k];
+      for (int c = k; c < B; ++c) m[r * B + c] -= f * m[k * B + c];
+      for (int c = 0; c < cols; ++c) y[r * cols + c] -= f * y[k * cols + c];
+    }
+  }
+  for (int k = B - 1; k >= 0; --k)
+    for (int c = 0; c < cols; ++c) {
+      T v = y[k * cols + c];
+      for (int j = k + 1; j < B; ++j) v -= m[k * B + j] * y[j * cols + c];
+      y[k * cols + c] = v / m[k * B + k];
+    }
+  return true;
+}
+
+}  // namespace block_detail
+
+template <class T, int B>
+HS_HD bool block_thomas_solve(int n, const T* lower, const T* diag, const T* upper, const T* rhs,
+                              T* x, T* scratch) {
+  constexpr int kBB = B * B;
+  T pivot[kBB];
+  T vec[B];
+  for (int i = 0; i < n; ++i) {
+    // D'_i = D_i - L_i C'_{i-1};  d'_i = r_i - L_i d'_{i-1}.
+    for (int k = 0; k < kBB; ++k) pivot[k] = diag[i * kBB + k];
+    for (int r = 0; r < B; ++r) vec[r] = rhs[i * B + r];
+    if (i > 0) {
+      const T* l = lower + i * kBB;
+      const T* c_prev = scratch + (i - 1) * kBB;
+      for (int r = 0; r < B; ++r)
+        for (int j = 0; j < B; ++j) {
+          const T lrj = l[r * B + j];
+          for (int c = 0; c < B; ++c) pivot[r * B + c] -= lrj * c_prev[j * B + c];
+          vec[r] -= lrj * x[(i - 1) * B + j];
+        }
+    }
+    // C'_i = D'_i⁻¹ U_i and d'_i = D'_i⁻¹ (...): one elimination for both.
+    T* c_i = scratch + i * kBB;
+    T work[B * (B + 1)];
+    for (int r = 0; r < B; ++r) {
+      for (int c = 0; c < B; ++c)
+        work[r * (B + 1) + c] = i + 1 < n ? upper[i * kBB + r * B + c] : T(0);
+      work[r * (B + 1) + B] = vec[r];
+    }
+    if (!block_detail::solve_in_place<T, B>(pivot, work, B + 1)) return false;
+    for (int r = 0; r < B; ++r) {
+      for (int c = 0; c < B; ++c) c_i[r * B + c] = work[r * (B + 1) + c];
+      x[i * B + r] = work[r * (B + 1) + B];
+    }
+  }
+  // Back substitution: x_i = d'_i - C'_i x_{i+1}.
+  for (int i = n - 2; i >= 0; --i) {
+    const T* c_i = scratch + i * kBB;
+    for (int r = 0; r < B; ++r) {
+      T v = x[i * B + r];
+      for (int c = 0; c < B; ++c) v -= c_i[r * B + c] * x[(i + 1) * B + c];
+      x[i * B + r] = v;
+    }
+  }
+  return true;
+}
+
+}  // namespace hairsim::kernels
