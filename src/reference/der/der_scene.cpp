@@ -77,6 +77,50 @@ std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double
   return x;
 }
 
+// Rest (and initial) vertices of the rod and its length, from rod.shape.
+struct RodShape {
+  std::vector<Vec3> x;
+  double length = 0;
+};
+
+RodShape parse_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
+                     const Vec3& direction, int edges, bool clamped_root) {
+  RodShape out;
+  if (shape == "straight") {
+    out.length = rod.number("length", std::nullopt, "> 0", scene::positive);
+    out.x = straight_rod(origin, direction, out.length, edges, clamped_root);
+    return out;
+  }
+  if (shape == "helix") {  // a groomed curl: its own rest shape, at rest under no load
+    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
+    const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
+    const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
+    out.x = helix_rod(origin, direction, radius, pitch, turns, edges);
+  } else if (shape == "polyline") {
+    // Any polyline, root first, resampled to `edges` edges by arc length; its own rest shape.
+    StrandSet polyline;
+    polyline.add_strand(rod.points("points", 2));
+    polyline.validate(rod.path_of("points"));
+    const StrandSet resampled = resample(polyline, edges + 1);
+    out.x.assign(resampled.points.begin(), resampled.points.end());
+  } else {
+    rod.fail("shape", "must be 'straight', 'helix' or 'polyline'");
+  }
+  for (std::size_t i = 1; i < out.x.size(); ++i) out.length += (out.x[i] - out.x[i - 1]).norm();
+  return out;
+}
+
+// loads.tip_force (on the last vertex) and loads.tip_moment (on the last edge).
+void parse_loads(JsonReader loads, DynamicRod& r) {
+  const Vec3 tip_force = loads.vec3("tip_force", Vec3::Zero());
+  r.tip_moment = loads.vec3("tip_moment", Vec3::Zero());
+  loads.finish();
+  if (tip_force != Vec3::Zero()) {
+    r.point_force.assign(r.state.x.size(), Vec3::Zero());
+    r.point_force.back() = tip_force;
+  }
+}
+
 }  // namespace
 
 DerScene parse_der_scene(const nlohmann::json& document) {
@@ -98,31 +142,10 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   for (const auto& [key, value] : {std::pair{"root", root}, std::pair{"tip", tip}})
     if (value != "clamped" && value != "free") rod.fail(key, "must be 'clamped' or 'free'");
   const bool root_clamped = root == "clamped", tip_clamped = tip == "clamped";
-  std::vector<Vec3> x;
-  if (shape == "straight") {
-    sc.length = rod.number("length", std::nullopt, "> 0", scene::positive);
-    x = straight_rod(sc.clamp_point, direction.normalized(), sc.length, edges, root_clamped);
-  } else if (shape == "helix") {
-    // A groomed curl: its own rest shape, at rest under no load.
-    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
-    const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
-    const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
-    x = helix_rod(sc.clamp_point, direction, radius, pitch, turns, edges);
-  } else if (shape == "polyline") {
-    // Any polyline, root first, resampled to `edges` edges by arc length; its own rest shape.
-    StrandSet polyline;
-    polyline.add_strand(rod.points("points", 2));
-    polyline.validate(rod.path_of("points"));
-    const StrandSet resampled = resample(polyline, edges + 1);
-    x.assign(resampled.points.begin(), resampled.points.end());
-  } else {
-    rod.fail("shape", "must be 'straight', 'helix' or 'polyline'");
-  }
-  if (shape != "straight") {
-    double length = 0;
-    for (std::size_t i = 1; i < x.size(); ++i) length += (x[i] - x[i - 1]).norm();
-    sc.length = length;
-  }
+  const RodShape rod_shape =
+      parse_shape(rod, shape, sc.clamp_point, direction.normalized(), edges, root_clamped);
+  const std::vector<Vec3>& x = rod_shape.x;
+  sc.length = rod_shape.length;
   JsonReader root_motion = rod.object("root_motion"), tip_motion = rod.object("tip_motion");
   const ClampMotion root_m = parse_motion(root_motion), tip_m = parse_motion(tip_motion);
   if (rod.has("root_motion") && !root_clamped) rod.fail("root_motion", "needs rod.root = clamped");
@@ -141,14 +164,7 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   r.twist = {false, false};
   if (root_clamped) clamp_end(r, false, root_m);
   if (tip_clamped) clamp_end(r, true, tip_m);
-  JsonReader loads = top.object("loads");
-  const Vec3 tip_force = loads.vec3("tip_force", Vec3::Zero());
-  r.tip_moment = loads.vec3("tip_moment", Vec3::Zero());
-  loads.finish();
-  if (tip_force != Vec3::Zero()) {
-    r.point_force.assign(x.size(), Vec3::Zero());
-    r.point_force.back() = tip_force;
-  }
+  parse_loads(top.object("loads"), r);
   r.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   r.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
   r.stretching_stiffness = k.stretching;
