@@ -4,10 +4,12 @@
 // tangent deviation φ0 = 0.9186 and envelope f(φ) = (cos φ - cos φ0)/(1 - cos φ0) = tanh²(s/s*),
 // s* = (2α/(βm)) sqrt((1 + cos φ0)/(1 - cos φ0)), m the twist density.
 //
-// Measured (docs/models/der.md): this discretisation converges towards the analytic solution
-// but slowly: φ0 = 0.627, 0.780, 0.858 at n = 60, 110, 180. The issue's targets at n = 110
-// (φ0 within 1 %, envelope RMS <= 0.01) are NOT met; this test asserts what holds: the errors
-// shrink with n, and the second-order Richardson extrapolation of φ0 lies within 2 %.
+// Measured (docs/models/der.md): the discrete equilibrium converges to the analytic one at second
+// order, but with a large constant: φ0 = 0.780, 0.882, 0.903 at n = 110, 240, 360 (errors 15 %,
+// 3.9 %, 1.7 %; observed order 2.0 between the two finest), and the Richardson extrapolation of
+// the two finest runs gives 0.9191. The issue's targets at n = 110 (φ0 within 1 %, envelope RMS
+// <= 0.01) are therefore NOT met; this test asserts what holds: errors shrinking with n at the
+// observed order, and the extrapolated φ0 within 0.5 % of the analytic value.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -79,20 +81,24 @@ Buckled buckle(int edges) {
   return {phi0, m, std::sqrt(sum / count), kLength / edges};
 }
 
-TEST(DerHelicalBuckling, ConvergesTowardsTheLocalizedHelix) {
-  const Buckled coarse = buckle(60), mid = buckle(110), fine = buckle(180);
+TEST(DerHelicalBuckling, ConvergesTowardsTheLocalizedHelixAtSecondOrder) {
+  const Buckled coarse = buckle(110), mid = buckle(240), fine = buckle(360);
   for (const Buckled& b : {coarse, mid, fine})
     std::cout << "h = " << b.edge_length << ": φ0 = " << b.phi0 << " (analytic " << kPhi0
               << "), m = " << b.twist_density << ", envelope RMS = " << b.envelope_rms << "\n";
-  EXPECT_LT(std::abs(mid.phi0 - kPhi0), std::abs(coarse.phi0 - kPhi0));
-  EXPECT_LT(std::abs(fine.phi0 - kPhi0), std::abs(mid.phi0 - kPhi0));
+  const double error_coarse = std::abs(coarse.phi0 - kPhi0), error_mid = std::abs(mid.phi0 - kPhi0),
+               error_fine = std::abs(fine.phi0 - kPhi0);
+  EXPECT_LT(error_mid, error_coarse);
+  EXPECT_LT(error_fine, error_mid);
   EXPECT_LT(mid.envelope_rms, coarse.envelope_rms);  // issue: RMS decreasing with n
   EXPECT_LT(fine.envelope_rms, mid.envelope_rms);
-  // Second-order Richardson extrapolation of the two finest runs.
   const double h1 = mid.edge_length, h2 = fine.edge_length;
+  const double order = std::log(error_mid / error_fine) / std::log(h1 / h2);
+  // Second-order Richardson extrapolation of the two finest runs.
   const double limit = (fine.phi0 * h1 * h1 - mid.phi0 * h2 * h2) / (h1 * h1 - h2 * h2);
-  std::cout << "extrapolated φ0 = " << limit << "\n";
-  EXPECT_NEAR(limit / kPhi0, 1.0, 0.02);
+  std::cout << "observed order " << order << ", extrapolated φ0 = " << limit << "\n";
+  EXPECT_GE(order, 1.8);
+  EXPECT_NEAR(limit / kPhi0, 1.0, 0.005);
 }
 
 }  // namespace
