@@ -20,55 +20,69 @@ std::vector<double> lumped_masses(const RestShape& rest, double linear_density) 
   return m;
 }
 
+void assemble_length_system(const std::vector<Vec3>& x, const RestShape& rest,
+                            const std::vector<double>& inverse_mass, int welded_edge,
+                            LengthSystem& s) {
+  const int n_edges = rest.edge_count();
+  const auto& w = inverse_mass;
+  auto head = [&](int j) { return rest.vertex_after(j); };
+  s.e.resize(n_edges);
+  s.c.resize(n_edges);
+  s.lower.resize(n_edges);
+  s.diag.resize(n_edges);
+  s.upper.resize(n_edges);
+  s.dropped.assign(n_edges, false);
+  s.max_length_error = 0;
+  for (int j = 0; j < n_edges; ++j) {
+    s.e[j] = x[head(j)] - x[j];
+    s.c[j] = s.e[j].squaredNorm() - rest.edge_length[j] * rest.edge_length[j];
+    s.max_length_error =
+        std::max(s.max_length_error, std::abs(s.e[j].norm() - rest.edge_length[j]));
+  }
+  for (int j = 0; j < n_edges; ++j) {
+    s.diag[j] = 4 * s.e[j].squaredNorm() * (w[j] + w[head(j)]);
+    s.upper[j] = j + 1 < n_edges ? -4 * s.e[j].dot(s.e[j + 1]) * w[j + 1] : 0.0;
+    s.lower[j] = j > 0 ? -4 * s.e[j - 1].dot(s.e[j]) * w[j] : 0.0;
+    s.dropped[j] = s.diag[j] == 0 || j == welded_edge;
+  }
+  for (int j = 0; j < n_edges; ++j) {
+    if (!s.dropped[j]) continue;
+    s.diag[j] = 1;
+    s.c[j] = 0;
+    s.upper[j] = s.lower[j] = 0;
+    if (j > 0) s.upper[j - 1] = 0;
+    if (j + 1 < n_edges) s.lower[j + 1] = 0;
+  }
+  s.corner = rest.closed && !s.dropped.front() && !s.dropped.back()
+                 ? -4 * s.e[n_edges - 1].dot(s.e[0]) * w[0]
+                 : 0.0;
+}
+
 ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& rest,
                                       const std::vector<double>& mass,
                                       const std::vector<bool>& fixed, double tolerance,
                                       int max_iterations) {
   const int n_edges = rest.edge_count();
-  const int n_vertices = rest.vertex_count();
-  auto head = [&](int j) { return j + 1 == n_vertices ? 0 : j + 1; };  // end vertex of edge j
   std::vector<double> w(x.size());  // inverse masses, 0 for fixed vertices
   for (std::size_t i = 0; i < x.size(); ++i) w[i] = fixed[i] ? 0.0 : 1.0 / mass[i];
-  std::vector<double> lower(n_edges), diag(n_edges), upper(n_edges), c(n_edges), dl(n_edges),
-      scratch(4 * n_edges);
-  std::vector<Vec3> e(n_edges);
+  LengthSystem a;
+  std::vector<double> dl(n_edges), scratch(4 * n_edges);
   ProjectionReport report;
   for (;; ++report.iterations) {
-    report.max_length_error = 0;
-    for (int j = 0; j < n_edges; ++j) {
-      e[j] = x[head(j)] - x[j];
-      c[j] = e[j].squaredNorm() - rest.edge_length[j] * rest.edge_length[j];
-      report.max_length_error =
-          std::max(report.max_length_error, std::abs(e[j].norm() - rest.edge_length[j]));
-    }
+    assemble_length_system(x, rest, w, -1, a);
+    report.max_length_error = a.max_length_error;
     if (report.max_length_error <= tolerance || report.iterations == max_iterations) break;
-    // ∇C_j: -2e^j at the edge's start, +2e^j at its end. A = ∇C M⁻¹ ∇Cᵀ is tridiagonal
-    // (cyclic for a ring): A_jj = 4|e^j|² (w_start + w_end), and edges j, j+1 sharing vertex v
-    // couple by -4 (e^j . e^{j+1}) w_v.
-    for (int j = 0; j < n_edges; ++j) {
-      diag[j] = 4 * e[j].squaredNorm() * (w[j] + w[head(j)]);
-      upper[j] = j + 1 < n_edges ? -4 * e[j].dot(e[j + 1]) * w[j + 1] : 0.0;
-      lower[j] = j > 0 ? -4 * e[j - 1].dot(e[j]) * w[j] : 0.0;
-      if (diag[j] == 0) {  // both ends fixed: nothing to move, drop the constraint
-        diag[j] = 1;
-        c[j] = 0;
-        upper[j] = lower[j] = 0;
-        if (j > 0) upper[j - 1] = 0;
-        if (j + 1 < n_edges) lower[j + 1] = 0;
-      }
-    }
     const bool solved =
-        rest.closed ? kernels::cyclic_thomas_solve(n_edges, lower.data(), diag.data(), upper.data(),
-                                                   -4 * e[n_edges - 1].dot(e[0]) * w[0],
-                                                   -4 * e[n_edges - 1].dot(e[0]) * w[0], c.data(),
+        rest.closed ? kernels::cyclic_thomas_solve(n_edges, a.lower.data(), a.diag.data(),
+                                                   a.upper.data(), a.corner, a.corner, a.c.data(),
                                                    dl.data(), scratch.data())
-                    : kernels::thomas_solve(n_edges, lower.data(), diag.data(), upper.data(),
-                                            c.data(), dl.data(), scratch.data());
+                    : kernels::thomas_solve(n_edges, a.lower.data(), a.diag.data(),
+                                            a.upper.data(), a.c.data(), dl.data(), scratch.data());
     if (!solved) throw Error("der projection", "singular constraint system");
     // x <- x - M⁻¹ ∇Cᵀ δλ.
     for (int j = 0; j < n_edges; ++j) {
-      x[j] += w[j] * 2 * e[j] * dl[j];
-      x[head(j)] -= w[head(j)] * 2 * e[j] * dl[j];
+      x[j] += w[j] * 2 * a.e[j] * dl[j];
+      x[rest.vertex_after(j)] -= w[rest.vertex_after(j)] * 2 * a.e[j] * dl[j];
     }
   }
   return report;

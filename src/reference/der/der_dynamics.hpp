@@ -86,6 +86,25 @@ struct ProjectionReport {
 // Lumped masses ρ S (|ē^{i-1}| + |ē^i|) / 2 from a linear density ρS (kg/m).
 std::vector<double> lumped_masses(const RestShape& rest, double linear_density);
 
+// The edge-length part of a fast projection: constraints C_j = |e^j|² - |ē^j|², gradients -2e^j
+// at the edge's start and +2e^j at its end, and the matrix A = ∇C W ∇Cᵀ (W: inverse masses),
+// tridiagonal for a chain (cyclic for a ring, `corner` coupling the last and first edges):
+// A_jj = 4|e^j|² (w_start + w_end); edges j, j+1 sharing vertex v couple by -4 (e^j . e^{j+1}) w_v.
+// An edge whose length is already enforced is dropped (identity row, C_j = 0): one with both
+// vertices fixed (a clamp), and `welded_edge` (-1: none), held rigid by a body's weld. Keeping
+// a welded edge would make the bordered system singular: its constraint is a combination of the
+// weld's rows.
+struct LengthSystem {
+  std::vector<Vec3> e;
+  std::vector<double> c, lower, diag, upper;
+  double corner = 0;
+  double max_length_error = 0;  // max | |e^j| - |ē^j| | (m)
+  std::vector<bool> dropped;
+};
+void assemble_length_system(const std::vector<Vec3>& x, const RestShape& rest,
+                            const std::vector<double>& inverse_mass, int welded_edge,
+                            LengthSystem& system);
+
 // Fast projection (Goldenthal et al. 2007, as in DER §8.1): Newton iterations on the
 // constraints C_j = |e^j|² - |ē^j|² in the mass metric; each solves the tridiagonal system
 // (∇C M⁻¹ ∇Cᵀ) δλ = C by the Thomas algorithm. Fixed vertices have infinite mass.

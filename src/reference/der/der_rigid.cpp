@@ -53,7 +53,8 @@ namespace {
 // Generalized fast projection (§8.1) over y = (δφ, δr, δx): constraints C = (edge lengths C_e,
 // weld C_w), inverse metric W = diag(I_world⁻¹, 1/M, 1/m_i; clamped vertices 0); Newton steps
 // (∇C W ∇Cᵀ) λ = C, y -= W ∇Cᵀ λ. The system is the chain's tridiagonal T bordered by the six
-// weld rows: [T B; Bᵀ D]. It is solved in O(n): Thomas for T⁻¹c_e and T⁻¹B, then the 6 x 6 Schur
+// weld rows: [T B; Bᵀ D]; the welded edge's own length constraint is left out, since the weld
+// implies it (keeping it makes the system singular, which corrupted the dynamics). It is solved in O(n): Thomas for T⁻¹c_e and T⁻¹B, then the 6 x 6 Schur
 // complement S = D - Bᵀ T⁻¹ B.
 ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double tolerance) {
   DynamicRod& rod = s.rod;
@@ -61,8 +62,8 @@ ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double 
   const int n = rod.rest.vertex_count(), edges = rod.rest.edge_count(), last = edges - 1;
   std::vector<double> w(n);
   for (int i = 0; i < n; ++i) w[i] = rod.fixed[i] ? 0.0 : 1.0 / rod.mass[i];
-  std::vector<double> lower(edges), diag(edges), upper(edges), ce(edges), scratch(edges);
-  std::vector<Vec3> e(edges);
+  LengthSystem a;
+  std::vector<double> scratch(edges);
   ProjectionReport report;
   for (;; ++report.iterations) {
     const Mat3 inv_inertia = b.world_inertia().inverse();
@@ -73,38 +74,18 @@ ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double 
       cw[k] = arm[k] + b.position - x[last + k];
       weld_error = std::max(weld_error, cw[k].norm());
     }
-    report.max_length_error = 0;
-    for (int j = 0; j < edges; ++j) {
-      e[j] = x[j + 1] - x[j];
-      ce[j] = e[j].squaredNorm() - rod.rest.edge_length[j] * rod.rest.edge_length[j];
-      report.max_length_error =
-          std::max(report.max_length_error, std::abs(e[j].norm() - rod.rest.edge_length[j]));
-    }
+    // T: the chain's length constraints, the welded edge's dropped (the weld holds its length).
+    assemble_length_system(x, rod.rest, w, last, a);
+    report.max_length_error = a.max_length_error;
     if ((report.max_length_error <= tolerance && weld_error <= tolerance) ||
         report.iterations == 50)
       break;
-    // T: ∇C_e W ∇C_eᵀ (as in project_inextensible).
-    for (int j = 0; j < edges; ++j) {
-      diag[j] = 4 * e[j].squaredNorm() * (w[j] + w[j + 1]);
-      upper[j] = j + 1 < edges ? -4 * e[j].dot(e[j + 1]) * w[j + 1] : 0.0;
-      lower[j] = j > 0 ? -4 * e[j - 1].dot(e[j]) * w[j] : 0.0;
-    }
-    for (int j = 0; j < edges; ++j)
-      if (diag[j] == 0) {  // both ends fixed (a clamp): nothing moves, drop the constraint
-        diag[j] = 1;
-        ce[j] = 0;
-        upper[j] = lower[j] = 0;
-        if (j > 0) upper[j - 1] = 0;
-        if (j + 1 < edges) lower[j + 1] = 0;
-      }
     // B: edges touching the welded vertices v = last + k, where ∇_v C_w = -I:
     //   edge v-1 (∇_v C = +2e) gives -2 w_v eᵀ, edge v (∇_v C = -2e) gives +2 w_v eᵀ.
+    //   The welded edge `last` is dropped, so only edge last - 1 touches them.
     Eigen::MatrixXd bmat = Eigen::MatrixXd::Zero(edges, 6);
-    for (int k = 0; k < 2; ++k) {
-      const int v = last + k;
-      if (v - 1 >= 0) bmat.block<1, 3>(v - 1, 3 * k) = -2 * w[v] * e[v - 1].transpose();
-      if (v < edges) bmat.block<1, 3>(v, 3 * k) = 2 * w[v] * e[v].transpose();
-    }
+    if (last >= 1 && !a.dropped[last - 1])
+      bmat.block<1, 3>(last - 1, 0) = -2 * w[last] * a.e[last - 1].transpose();
     // D: the body's rotation and translation plus the welded vertices' own mass.
     Eigen::Matrix<double, 6, 6> d;
     for (int k = 0; k < 2; ++k)
@@ -112,15 +93,15 @@ ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double 
         d.block<3, 3>(3 * k, 3 * l) = skew(arm[k]) * inv_inertia * skew(arm[l]).transpose() +
                                       Mat3::Identity() / b.mass +
                                       (k == l ? w[last + k] : 0.0) * Mat3::Identity();
-    // Schur complement on the weld rows.
+    // Schur complement on the weld rows. B has nonzeros in the first vertex's three columns only.
     std::vector<double> y0(edges), column(edges), solution(edges);
-    if (!kernels::thomas_solve(edges, lower.data(), diag.data(), upper.data(), ce.data(), y0.data(),
-                               scratch.data()))
+    if (!kernels::thomas_solve(edges, a.lower.data(), a.diag.data(), a.upper.data(), a.c.data(),
+                               y0.data(), scratch.data()))
       throw Error("der projection", "singular constraint system");
-    Eigen::MatrixXd y(edges, 6);
-    for (int c = 0; c < 6; ++c) {
+    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(edges, 6);
+    for (int c = 0; c < 3; ++c) {
       for (int j = 0; j < edges; ++j) column[j] = bmat(j, c);
-      kernels::thomas_solve(edges, lower.data(), diag.data(), upper.data(), column.data(),
+      kernels::thomas_solve(edges, a.lower.data(), a.diag.data(), a.upper.data(), column.data(),
                             solution.data(), scratch.data());
       for (int j = 0; j < edges; ++j) y(j, c) = solution[j];
     }
@@ -132,8 +113,8 @@ ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double 
     const Eigen::VectorXd le = y0v - y * lw;
     // y -= W ∇Cᵀ λ.
     for (int j = 0; j < edges; ++j) {
-      x[j] += w[j] * 2 * e[j] * le[j];
-      x[j + 1] -= w[j + 1] * 2 * e[j] * le[j];
+      x[j] += w[j] * 2 * a.e[j] * le[j];
+      x[j + 1] -= w[j + 1] * 2 * a.e[j] * le[j];
     }
     Vec3 dphi = Vec3::Zero(), dr = Vec3::Zero();
     for (int k = 0; k < 2; ++k) {
