@@ -160,10 +160,14 @@ int cmd_run(const RunArgs& a) {
       a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
                     : std::filesystem::path(a.out);
 
-  const nlohmann::json summary = der::run_der_scene(sc);
+  const der::SceneRun result = der::run_der_scene(sc);
   std::filesystem::create_directories(out);
-  io::write_file_atomically(out / "summary.json", summary.dump(2) + "\n");
+  io::write_file_atomically(out / "summary.json", result.summary.dump(2) + "\n");
   std::cout << (out / "summary.json").string() << "\n";
+  if (!result.trace_csv.empty()) {
+    io::write_file_atomically(out / "trace.csv", result.trace_csv);
+    std::cout << (out / "trace.csv").string() << "\n";
+  }
   if (!a.final_file.empty()) {
     write_strands(a.final_file, der::rod_strands(sc.rod), final_options);
     std::cout << a.final_file << "\n";

@@ -18,6 +18,7 @@ class JsonReader {
   JsonReader(const nlohmann::json& object, std::string path);
 
   bool has(const std::string& key) const { return object_.contains(key); }
+  bool is_string(const std::string& key) const { return has(key) && object_.at(key).is_string(); }
   // A number (finite); `check` names the allowed range in the error when it fails.
   double number(const std::string& key, std::optional<double> fallback, const char* rule = nullptr,
                 bool (*check)(double) = nullptr);

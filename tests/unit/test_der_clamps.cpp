@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "hairsim/error.hpp"
 #include "reference/der/der_dynamics.hpp"
 #include "reference/der/der_implicit.hpp"
 
@@ -88,6 +89,30 @@ TEST(DerClamps, RotatingClampTurnsTheMaterialFrameWithIt) {
   EXPECT_LT((f.t[0] - Vec3::UnitY()).norm(), 1e-9);
   const Vec3 expected_m1 = Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitZ()) * m1_start;
   EXPECT_LT((f.m1[0] - expected_m1).norm(), 1e-9);
+}
+
+TEST(DerClamps, MotionStopsAfterItsDuration) {
+  // τ = min(t, duration): rates and sinusoid freeze at their value at `duration`.
+  ClampMotion m;
+  m.velocity = Vec3(1, 0, 0);
+  m.angular_velocity = Vec3(0, 0, 0.5);
+  m.twist_rate = 3;
+  m.twist_amplitude = 0.1;
+  m.frequency = 0.25;
+  m.duration = 2;
+  EXPECT_EQ(m.translation(5), Vec3(2, 0, 0));
+  EXPECT_NEAR(m.twist(5), 3 * 2 + 0.1 * std::sin(2 * M_PI * 0.25 * 2), 1e-15);
+  EXPECT_LT((m.rotation(5) - m.rotation(2)).norm(), 1e-15);
+  EXPECT_NEAR(std::acos(m.rotation(9)(0, 0)), 1.0, 1e-12);  // 0.5 rad/s for 2 s about z
+  EXPECT_EQ(m.translation(1), Vec3(1, 0, 0));                 // before: unchanged
+}
+
+TEST(DerClamps, RestShapeRejectsAReferenceVectorNotNormalToTheFirstEdge) {
+  const std::vector<Vec3> x{Vec3::Zero(), Vec3(1, 0, 0), Vec3(2, 0.1, 0)};
+  const std::vector<Mat2> b(2, Mat2::Identity());
+  EXPECT_THROW(rest_shape_from_polyline(x, Vec3(1, 1, 0).normalized(), b, 1.0), hairsim::Error);
+  EXPECT_THROW(rest_shape_from_polyline(x, Vec3(0, 2, 0), b, 1.0), hairsim::Error);
+  EXPECT_NO_THROW(rest_shape_from_polyline(x, Vec3(0, 1, 0), b, 1.0));
 }
 
 }  // namespace

@@ -4,12 +4,13 @@
 // tangent deviation φ0 = 0.9186 and envelope f(φ) = (cos φ - cos φ0)/(1 - cos φ0) = tanh²(s/s*),
 // s* = (2α/(βm)) sqrt((1 + cos φ0)/(1 - cos φ0)), m the twist density.
 //
-// Measured (docs/models/der.md): the discrete equilibrium converges to the analytic one at second
-// order, but with a large constant: φ0 = 0.780, 0.882, 0.903 at n = 110, 240, 360 (errors 15 %,
-// 3.9 %, 1.7 %; observed order 2.0 between the two finest), and the Richardson extrapolation of
-// the two finest runs gives 0.9191. The targets at n = 110 (φ0 within 1 %, envelope RMS
-// <= 0.01) are therefore NOT met; this test asserts what holds: errors shrinking with n at the
-// observed order, and the extrapolated φ0 within 0.5 % of the analytic value.
+// Measured (docs/models/der.md): the discrete equilibrium converges to the analytic one at about
+// second order, but with a large constant: φ0 = 0.772, 0.878, 0.899 at n = 110, 240, 360 (errors
+// 16 %, 4.5 %, 2.1 %; observed order 1.83 between the two finest), and the Richardson
+// extrapolation of the two finest runs gives 0.9162. The targets at n = 110 (φ0 within
+// 1 %, envelope RMS <= 0.01) are therefore NOT met; this test asserts what holds: errors
+// shrinking with n at the observed order, and the extrapolated φ0 within 0.5 % of the analytic
+// value.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,8 +30,11 @@ struct Buckled {
 };
 
 Buckled buckle(int edges) {
+  // L is the distance between the clamped edges' midpoints (the cantilever's convention at both
+  // ends): the twisted length between the two prescribed material frames.
+  const double h = kLength / (edges - 1);
   std::vector<Vec3> x;
-  for (int i = 0; i <= edges; ++i) x.emplace_back(kLength * i / edges, 0, 0);
+  for (int i = 0; i <= edges; ++i) x.emplace_back(h * (i - 0.5), 0, 0);
   DynamicRod rod;
   rod.rest = rest_shape_from_polyline(x, Vec3::UnitZ(),
                                       std::vector<Mat2>(edges, kAlpha * Mat2::Identity()), kBeta);
@@ -78,7 +82,7 @@ Buckled buckle(int edges) {
     sum += (envelope - model) * (envelope - model);
     ++count;
   }
-  return {phi0, m, std::sqrt(sum / count), kLength / edges};
+  return {phi0, m, std::sqrt(sum / count), h};
 }
 
 TEST(DerHelicalBuckling, ConvergesTowardsTheLocalizedHelixAtSecondOrder) {

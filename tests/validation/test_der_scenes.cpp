@@ -1,7 +1,11 @@
-// `hairsim run` on the DER validation scenes (issue 3): the shipped scene reproduces case 2.
+// `hairsim run` on the DER validation scenes (issue 3): every shipped scene reproduces its case.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <numbers>
+#include <sstream>
 
 #include "hairsim/io.hpp"
 #include "hairsim/strands.hpp"
@@ -160,7 +164,7 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
       {"--set time.integrator=implicit", "material: the implicit integrator needs"},
       {"--set 'loads.tip_force=[0,1]'", "loads.tip_force: must be an array of 3 numbers"},
       {"--set loads.wind=1", "loads.wind: unknown field"},
-      {"--set rod.shape=spiral", "rod.shape: must be 'straight', 'helix' or 'polyline'"},
+      {"--set rod.shape=spiral", "rod.shape: must be 'straight', 'helix', 'polyline' or 'ring'"},
       {"--set rod.shape=polyline --set 'rod.points=[[0,0,0],[1,2]]'",
        "rod.points: entry 1 must be an array of 3 numbers"},
       {"--set rod.shape=helix --set rod.radius=0.01 --set rod.pitch=0.01",
@@ -169,6 +173,26 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
        "rod.root_motion: needs rod.root = clamped"},
       {"--set 'rod.tip_motion={\"spin\":1}' --set rod.tip=clamped",
        "rod.tip_motion.spin: unknown field"},
+      {"--set rod.shape=ring --set rod.radius=1 --set rod.root=clamped",
+       "rod.root: a ring has no ends"},
+      {"--set rod.closing_twist=1", "rod.closing_twist: needs rod.shape = ring"},
+      {"--set rod.tip_twist=1", "rod.tip_twist: needs rod.tip = clamped"},
+      {"--set 'rod.tip_motion={\"duration\":0}' --set rod.tip=clamped",
+       "rod.tip_motion.duration: must be > 0"},
+      {"--set static.enabled=false --set 'body={\"mass\":1}'", "body.inertia: is required"},
+      {"--set static.enabled=false --set 'body={\"mass\":1,\"inertia\":[1,1,0]}'",
+       "body.inertia: principal moments (kg m^2) must be > 0"},
+      {"--set static.enabled=false --set "
+       "'body={\"mass\":1,\"inertia\":[1,1,1],\"position\":\"axis\"}'",
+       "body.position: must be [x, y, z] or \"helix_axis\""},
+      {"--set static.enabled=false --set "
+       "'body={\"mass\":1,\"inertia\":[1,1,1],\"position\":\"helix_axis\"}'",
+       "body.position: \"helix_axis\" needs rod.shape = helix"},
+      {"--set 'body={\"mass\":1,\"inertia\":[1,1,1]}'", "static: static mode does not take bodies"},
+      {"--set initial.mode=1 --set rod.tip=clamped", "initial.mode: needs a straight rod"},
+      {"--set initial.perturbation=-1", "initial.perturbation: must be >= 0"},
+      {"--set output.trace_every=-1", "output.trace_every: must be between"},
+      {"--set output.every=1", "output.every: unknown field"},
       {"--set noequals", "expected key.path=value"},
       {"--final out.xyz", "unknown strand file extension"}};
   for (const auto& [args, message] : cases) {
@@ -182,6 +206,122 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
   const auto r = run_cli("run '" + (dir / "broken.json").string() + "' " + out, dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("broken.json: byte 7: invalid JSON"), std::string::npos) << r.err;
+}
+
+std::string scene_path(const std::string& name) {
+  return std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/" + name;
+}
+
+// trace.csv as columns by header name.
+std::map<std::string, std::vector<double>> read_trace(const std::filesystem::path& p) {
+  const auto bytes = test::read_bytes(p);
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  std::string line, cell;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  for (std::istringstream header(line); std::getline(header, cell, ',');) names.push_back(cell);
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (const std::string& name : names) {
+      std::getline(row, cell, ',');
+      columns[name].push_back(std::stod(cell));
+    }
+  }
+  return columns;
+}
+
+// Largest |y - y(0)| over samples with t in [from, to).
+double amplitude(const std::vector<double>& t, const std::vector<double>& y, double from,
+                 double to) {
+  double a = 0;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (t[i] >= from && t[i] < to) a = std::max(a, std::abs(y[i] - y[0]));
+  return a;
+}
+
+TEST(DerScenes, MichellRingSceneBucklesAboveCriticalTwistOnly) {
+  // Case 4 from scenes/validation/michell_ring.json: α = β = 1, n = 50, perturbation 1e-4; the
+  // scene twists the ring by 1.05 Θc (Θc = 2π√3 = 10.8828): the ring writhes out of its plane.
+  // At 0.95 Θc the perturbation stays as small as it started (40 time units both).
+  ScratchDir dir;
+  auto r = run_cli(
+      "run '" + scene_path("michell_ring.json") + "' --out '" + (dir / "above").string() + "'",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_cli("run '" + scene_path("michell_ring.json") + "' --out '" + (dir / "below").string() +
+                  "' --set rod.closing_twist=10.33865638",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto above = read_json(dir / "above" / "summary.json"),
+             below = read_json(dir / "below" / "summary.json");
+  EXPECT_GT(above["max_deviation_from_rest_m"].get<double>(), 0.1);
+  EXPECT_LT(below["max_deviation_from_rest_m"].get<double>(), 5e-4);  // a few perturbations
+  EXPECT_LT(below["twist_residual_N_m"].get<double>(), 1e-10);        // case 7
+  EXPECT_LT(below["max_stretch_m"].get<double>(), 1e-10 * 2 * std::numbers::pi);
+  const auto trace = read_trace(dir / "above" / "trace.csv");
+  EXPECT_EQ(trace.at("step").size(), 26667u / 100 + 1);
+  EXPECT_LT(trace.at("max_deviation_m").front(), 5e-4);  // it grew from the perturbation
+}
+
+TEST(DerScenes, HelicalBucklingSceneReproducesCase5) {
+  // Case 5 from scenes/validation/helical_buckling.json (n = 110): the maximal tangent deviation
+  // is the discrete equilibrium's φ0 = 0.772 of test_der_helical_buckling.cpp (the analytic
+  // 0.9186 is reached only under refinement, docs/models/der.md); the perturbation differs, so
+  // within 1 %.
+  ScratchDir dir;
+  const auto r = run_cli(
+      "run '" + scene_path("helical_buckling.json") + "' --out '" + dir.path().string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir / "summary.json");
+  EXPECT_NEAR(summary["max_tangent_rotation_rad"].get<double>() / 0.772, 1.0, 0.01);
+  EXPECT_LT(summary["twist_residual_N_m"].get<double>(), 1e-10);
+}
+
+TEST(DerScenes, CantileverVibrationSceneReproducesCase6) {
+  // Case 6 from scenes/validation/cantilever_vibration.json: L = EI = ρS = 1, 40 edges, started
+  // in the first mode at 1e-4 L; the tip's zero crossings in trace.csv give ω1 = 3.5160 within
+  // 0.5 %.
+  ScratchDir dir;
+  const auto r = run_cli(
+      "run '" + scene_path("cantilever_vibration.json") + "' --out '" + dir.path().string() + "'",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto trace = read_trace(dir / "trace.csv");
+  const auto& t = trace.at("time_s");
+  const auto& y = trace.at("tip_y_m");
+  std::vector<double> up;
+  for (std::size_t i = 1; i < y.size(); ++i)
+    if (y[i - 1] < 0 && y[i] >= 0)
+      up.push_back(t[i - 1] + (t[i] - t[i - 1]) * -y[i - 1] / (y[i] - y[i - 1]));
+  ASSERT_GE(up.size(), 4u);
+  const double omega =
+      2 * std::numbers::pi * static_cast<double>(up.size() - 1) / (up.back() - up.front());
+  EXPECT_NEAR(omega / 3.5160, 1.0, 0.005);
+}
+
+TEST(DerScenes, WilberforceSceneBeats) {
+  // Case 8 from scenes/validation/wilberforce.json: the tuned spring of test_der_wilberforce.cpp
+  // (3 turns, 24 edges per turn), its bob started downwards, coils at rest. Helical-spring theory:
+  // beat period 2π/(ω₂ - ω₁) = 1415.4. Around half a beat the vertical motion has mostly gone
+  // into rotation; after a full beat it is back.
+  ScratchDir dir;
+  const auto r = run_cli(
+      "run '" + scene_path("wilberforce.json") + "' --out '" + dir.path().string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto trace = read_trace(dir / "trace.csv");
+  const auto& t = trace.at("time_s");
+  const auto& z = trace.at("body_z_m");
+  const auto& turn = trace.at("body_rotation_z_rad");
+  const double beat = 1415.4;
+  const double z_start = amplitude(t, z, 0, 0.15 * beat),
+               z_half = amplitude(t, z, 0.45 * beat, 0.55 * beat),
+               z_end = amplitude(t, z, 0.95 * beat, 1.05 * beat);
+  const double turn_start = amplitude(t, turn, 0, 0.15 * beat),
+               turn_half = amplitude(t, turn, 0.45 * beat, 0.55 * beat);
+  EXPECT_LT(z_half, 0.3 * z_start);
+  EXPECT_GT(z_end, 0.8 * z_start);
+  EXPECT_GT(turn_half, 2 * turn_start);
 }
 
 }  // namespace

@@ -89,10 +89,12 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
 }
 
 Vec3 ClampMotion::translation(double t) const {
+  t = std::min(t, duration);
   return velocity * t + translation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
 }
 
 Mat3 ClampMotion::rotation(double t) const {
+  t = std::min(t, duration);
   const Vec3 r =
       angular_velocity * t + rotation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
   const double angle = r.norm();
@@ -100,6 +102,7 @@ Mat3 ClampMotion::rotation(double t) const {
 }
 
 double ClampMotion::twist(double t) const {
+  t = std::min(t, duration);
   return twist_rate * t + twist_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
 }
 

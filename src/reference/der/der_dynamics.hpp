@@ -2,16 +2,18 @@
 // DER time stepping, reference backend: symplectic Euler on the centerline (§7.2) with
 // inextensibility enforced by fast projection (§8.1), the material frame quasistatic (§5.1).
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "reference/der/der_rod.hpp"
 
 namespace hairsim::der {
 
-// Prescribed motion of a clamp relative to its pose at t = 0: constant rates plus one sinusoid.
-//   translation(t) = velocity t + translation_amplitude sin(2π f t)
-//   rotation(t)    = exp([angular_velocity t + rotation_amplitude sin(2π f t)]), about the pivot
-//   twist(t)       = twist_rate t + twist_amplitude sin(2π f t), about the clamped edge
+// Prescribed motion of a clamp relative to its pose at t = 0: constant rates plus one sinusoid,
+// evaluated at τ = min(t, duration) (after `duration` the clamp holds its pose).
+//   translation(t) = velocity τ + translation_amplitude sin(2π f τ)
+//   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about the pivot
+//   twist(t)       = twist_rate τ + twist_amplitude sin(2π f τ), about the clamped edge
 struct ClampMotion {
   Vec3 velocity = Vec3::Zero();               // m/s
   Vec3 angular_velocity = Vec3::Zero();       // rad/s (axis times rate)
@@ -20,6 +22,7 @@ struct ClampMotion {
   Vec3 rotation_amplitude = Vec3::Zero();     // rad (axis times angle)
   double twist_amplitude = 0;                 // rad
   double frequency = 0;                       // Hz
+  double duration = std::numeric_limits<double>::infinity();  // s
 
   Vec3 translation(double t) const;
   Mat3 rotation(double t) const;

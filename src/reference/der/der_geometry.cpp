@@ -95,6 +95,9 @@ RestShape rest_shape_from_polyline(std::span<const Vec3> polyline, const Vec3& u
                 closed ? "a ring needs at least 3 vertices" : "a rod needs at least 2 vertices");
   if (static_cast<int>(bending.size()) != n_edges)
     throw Error("der rest shape", "one bending matrix per edge is required");
+  const Vec3 t0 = (polyline[1] - polyline[0]).normalized();
+  if (std::abs(u0.norm() - 1) > 1e-9 || std::abs(u0.dot(t0)) > 1e-9)
+    throw Error("der rest shape", "u0 must be a unit vector orthogonal to the first edge");
   RodState rest{{polyline.begin(), polyline.end()}, std::vector<double>(n_edges, 0.0), u0, closed};
   const Frames f = compute_frames(rest);
   RestShape r;

@@ -2,14 +2,18 @@
 // Single-rod DER scenes for the reference backend (docs/scenes.md): parse and validate a scene
 // document, build the rod, run it, and report what `hairsim run` writes to summary.json.
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "hairsim/strands.hpp"
-#include "reference/der/der_dynamics.hpp"
+#include "reference/der/der_rigid.hpp"
 
 namespace hairsim::der {
 
 struct DerScene {
   DynamicRod rod;
+  std::optional<RigidBody> body;      // welded to the last edge (paper §8)
+  std::vector<Vec3> rest_positions;   // the rest shape (for the deviation measures)
   Vec3 clamp_point = Vec3::Zero();  // where the rod's length is measured from (m)
   double length = 1;                // m
   double dt = 0;                    // s
@@ -19,14 +23,21 @@ struct DerScene {
   double relax_damping = 0;          // 1/s
   double relax_speed_tolerance = 0;  // m/s
   int relax_max_steps = 0;
+  int trace_every = 0;  // steps between rows of trace.csv; 0: no trace
+};
+
+struct SceneRun {
+  nlohmann::json summary;  // summary.json
+  std::string trace_csv;   // trace.csv, empty without output.trace_every
 };
 
 // Throws Error naming the JSON path of the first bad or unknown field.
 DerScene parse_der_scene(const nlohmann::json& document);
 
-// Runs the scene: `steps` symplectic steps, or dynamic relaxation in static mode. Throws
-// RunFailure naming the step when the state becomes non-finite.
-nlohmann::json run_der_scene(DerScene& scene);
+// Runs the scene: `steps` steps of the chosen integrator, then, in static mode, dynamic
+// relaxation to equilibrium. Throws RunFailure naming the step when the state becomes
+// non-finite or the relaxation does not converge.
+SceneRun run_der_scene(DerScene& scene);
 
 // The rod's centerline as a one-strand StrandSet (for --final).
 StrandSet rod_strands(const DynamicRod& rod);
