@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,17 @@ inline CliResult run_cli(const std::string& args, const ScratchDir& dir) {
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+// Angular frequency of a sampled oscillation about zero: the mean spacing of its upward zero
+// crossings (linearly interpolated), 2π / period. NaN with fewer than two crossings.
+inline double crossing_frequency(const std::vector<double>& t, const std::vector<double>& y) {
+  std::vector<double> up;
+  for (std::size_t i = 1; i < y.size(); ++i)
+    if (y[i - 1] < 0 && y[i] >= 0)
+      up.push_back(t[i - 1] + (t[i] - t[i - 1]) * -y[i - 1] / (y[i] - y[i - 1]));
+  if (up.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+  return 2 * std::numbers::pi * static_cast<double>(up.size() - 1) / (up.back() - up.front());
 }
 
 }  // namespace hairsim::test

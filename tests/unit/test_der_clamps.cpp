@@ -15,14 +15,7 @@ namespace {
 DynamicRod straight_rod(int edges, double length) {
   std::vector<Vec3> x;
   for (int i = 0; i <= edges; ++i) x.emplace_back(length * i / edges, 0, 0);
-  DynamicRod rod;
-  rod.rest =
-      rest_shape_from_polyline(x, Vec3::UnitZ(), std::vector<Mat2>(edges, Mat2::Identity()), 0.8);
-  rod.state = {x, std::vector<double>(edges, 0.0), Vec3::UnitZ()};
-  rod.velocity.assign(x.size(), Vec3::Zero());
-  rod.mass = lumped_masses(rod.rest, 1.0);
-  rod.fixed.assign(x.size(), false);
-  rod.twist = {false, false};
+  DynamicRod rod = rod_at_rest(x, 1.0, 0.8, 1.0);
   rod.stretching_stiffness = 1e5;
   return rod;
 }
@@ -104,7 +97,7 @@ TEST(DerClamps, MotionStopsAfterItsDuration) {
   EXPECT_NEAR(m.twist(5), 3 * 2 + 0.1 * std::sin(2 * M_PI * 0.25 * 2), 1e-15);
   EXPECT_LT((m.rotation(5) - m.rotation(2)).norm(), 1e-15);
   EXPECT_NEAR(std::acos(m.rotation(9)(0, 0)), 1.0, 1e-12);  // 0.5 rad/s for 2 s about z
-  EXPECT_EQ(m.translation(1), Vec3(1, 0, 0));                 // before: unchanged
+  EXPECT_EQ(m.translation(1), Vec3(1, 0, 0));               // before: unchanged
 }
 
 TEST(DerClamps, RestShapeRejectsAReferenceVectorNotNormalToTheFirstEdge) {

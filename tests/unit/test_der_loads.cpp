@@ -15,14 +15,7 @@ DynamicRod clamped_rod(int edges, double bending = 1.0, double twisting = 1.0) {
   const double h = 1.0 / (edges - 0.5);
   std::vector<Vec3> x;
   for (int i = 0; i <= edges; ++i) x.emplace_back((i - 0.5) * h, 0, 0);
-  DynamicRod rod;
-  rod.rest = rest_shape_from_polyline(
-      x, Vec3::UnitZ(), std::vector<Mat2>(edges, bending * Mat2::Identity()), twisting);
-  rod.state = {x, std::vector<double>(edges, 0.0), Vec3::UnitZ()};
-  rod.velocity.assign(x.size(), Vec3::Zero());
-  rod.mass = lumped_masses(rod.rest, 1.0);
-  rod.fixed.assign(x.size(), false);
-  rod.twist = {false, false};
+  DynamicRod rod = rod_at_rest(x, bending, twisting, 1.0);
   rod.stretching_stiffness = 1e7;
   clamp_end(rod, false);
   return rod;

@@ -18,14 +18,7 @@ DynamicRod cantilever(int edges, double length, double bending_stiffness, double
   const double h = length / (edges - 0.5);
   std::vector<Vec3> x;
   for (int i = 0; i <= edges; ++i) x.emplace_back((i - 0.5) * h, 0, 0);
-  DynamicRod rod;
-  rod.rest = rest_shape_from_polyline(
-      x, Vec3::UnitZ(), std::vector<Mat2>(edges, bending_stiffness * Mat2::Identity()),
-      bending_stiffness);
-  rod.state = {x, std::vector<double>(edges, 0.0), Vec3::UnitZ()};
-  rod.velocity.assign(x.size(), Vec3::Zero());
-  rod.mass = lumped_masses(rod.rest, linear_density);
-  rod.fixed.assign(x.size(), false);
+  DynamicRod rod = rod_at_rest(x, bending_stiffness, bending_stiffness, linear_density);
   rod.fixed[0] = rod.fixed[1] = true;
   rod.twist = {true, false};
   return rod;

@@ -33,13 +33,7 @@ TEST(DerRigid, TorsionalPendulumFrequency) {
   const double h = 0.01, beta = 2e-3, alpha = 3e-3, inertia = 1e-3;
   std::vector<Vec3> x;
   for (int i = 0; i <= edges; ++i) x.emplace_back(0, -h * i, 0);
-  DynamicRod rod;
-  rod.rest = rest_shape_from_polyline(x, Vec3::UnitZ(),
-                                      std::vector<Mat2>(edges, alpha * Mat2::Identity()), beta);
-  rod.state = {x, std::vector<double>(edges, 0.0), Vec3::UnitZ()};
-  rod.velocity.assign(x.size(), Vec3::Zero());
-  rod.mass = lumped_masses(rod.rest, 1e-3);
-  rod.fixed.assign(x.size(), false);
+  DynamicRod rod = rod_at_rest(x, alpha, beta, 1e-3);
   clamp_end(rod, false);
   RigidBody disc;
   disc.mass = 0.1;
@@ -82,13 +76,7 @@ TEST(DerRigid, HeavyBobOnSoftRodSwingsAsPendulum) {
   const double h = 0.05, g = 9.81;
   std::vector<Vec3> x;
   for (int i = 0; i <= edges; ++i) x.emplace_back(0, -h * i, 0);
-  DynamicRod rod;
-  rod.rest = rest_shape_from_polyline(x, Vec3::UnitZ(),
-                                      std::vector<Mat2>(edges, 1e-6 * Mat2::Identity()), 1e-6);
-  rod.state = {x, std::vector<double>(edges, 0.0), Vec3::UnitZ()};
-  rod.velocity.assign(x.size(), Vec3::Zero());
-  rod.mass = lumped_masses(rod.rest, 1e-3);
-  rod.fixed.assign(x.size(), false);
+  DynamicRod rod = rod_at_rest(x, 1e-6, 1e-6, 1e-3);
   rod.gravity = Vec3(0, -g, 0);
   clamp_end(rod, false);
   RigidBody bob;

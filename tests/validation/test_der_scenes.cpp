@@ -212,6 +212,16 @@ std::string scene_path(const std::string& name) {
   return std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/" + name;
 }
 
+// Runs scenes/validation/NAME into OUT with extra arguments; false (and a test failure) if the
+// run failed.
+bool run_scene(const std::string& name, const std::filesystem::path& out, const ScratchDir& dir,
+               const std::string& extra = "") {
+  const auto r =
+      run_cli("run '" + scene_path(name) + "' --out '" + out.string() + "' " + extra, dir);
+  EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  return r.exit_code == 0;
+}
+
 // trace.csv as columns by header name.
 std::map<std::string, std::vector<double>> read_trace(const std::filesystem::path& p) {
   const auto bytes = test::read_bytes(p);
@@ -245,14 +255,9 @@ TEST(DerScenes, MichellRingSceneBucklesAboveCriticalTwistOnly) {
   // scene twists the ring by 1.05 Θc (Θc = 2π√3 = 10.8828): the ring writhes out of its plane.
   // At 0.95 Θc the perturbation stays as small as it started (40 time units both).
   ScratchDir dir;
-  auto r = run_cli(
-      "run '" + scene_path("michell_ring.json") + "' --out '" + (dir / "above").string() + "'",
-      dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = run_cli("run '" + scene_path("michell_ring.json") + "' --out '" + (dir / "below").string() +
-                  "' --set rod.closing_twist=10.33865638",
-              dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(run_scene("michell_ring.json", dir / "above", dir));
+  ASSERT_TRUE(
+      run_scene("michell_ring.json", dir / "below", dir, "--set rod.closing_twist=10.33865638"));
   const auto above = read_json(dir / "above" / "summary.json"),
              below = read_json(dir / "below" / "summary.json");
   EXPECT_GT(above["max_deviation_from_rest_m"].get<double>(), 0.1);
@@ -270,9 +275,7 @@ TEST(DerScenes, HelicalBucklingSceneReproducesCase5) {
   // 0.9186 is reached only under refinement, docs/models/der.md); the perturbation differs, so
   // within 1 %.
   ScratchDir dir;
-  const auto r = run_cli(
-      "run '" + scene_path("helical_buckling.json") + "' --out '" + dir.path().string() + "'", dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(run_scene("helical_buckling.json", dir.path(), dir));
   const auto summary = read_json(dir / "summary.json");
   EXPECT_NEAR(summary["max_tangent_rotation_rad"].get<double>() / 0.772, 1.0, 0.01);
   EXPECT_LT(summary["twist_residual_N_m"].get<double>(), 1e-10);
@@ -283,20 +286,9 @@ TEST(DerScenes, CantileverVibrationSceneReproducesCase6) {
   // in the first mode at 1e-4 L; the tip's zero crossings in trace.csv give ω1 = 3.5160 within
   // 0.5 %.
   ScratchDir dir;
-  const auto r = run_cli(
-      "run '" + scene_path("cantilever_vibration.json") + "' --out '" + dir.path().string() + "'",
-      dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(run_scene("cantilever_vibration.json", dir.path(), dir));
   const auto trace = read_trace(dir / "trace.csv");
-  const auto& t = trace.at("time_s");
-  const auto& y = trace.at("tip_y_m");
-  std::vector<double> up;
-  for (std::size_t i = 1; i < y.size(); ++i)
-    if (y[i - 1] < 0 && y[i] >= 0)
-      up.push_back(t[i - 1] + (t[i] - t[i - 1]) * -y[i - 1] / (y[i] - y[i - 1]));
-  ASSERT_GE(up.size(), 4u);
-  const double omega =
-      2 * std::numbers::pi * static_cast<double>(up.size() - 1) / (up.back() - up.front());
+  const double omega = test::crossing_frequency(trace.at("time_s"), trace.at("tip_y_m"));
   EXPECT_NEAR(omega / 3.5160, 1.0, 0.005);
 }
 
@@ -306,9 +298,7 @@ TEST(DerScenes, WilberforceSceneBeats) {
   // beat period 2π/(ω₂ - ω₁) = 1415.4. Around half a beat the vertical motion has mostly gone
   // into rotation; after a full beat it is back.
   ScratchDir dir;
-  const auto r = run_cli(
-      "run '" + scene_path("wilberforce.json") + "' --out '" + dir.path().string() + "'", dir);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(run_scene("wilberforce.json", dir.path(), dir));
   const auto trace = read_trace(dir / "trace.csv");
   const auto& t = trace.at("time_s");
   const auto& z = trace.at("body_z_m");

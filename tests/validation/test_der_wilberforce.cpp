@@ -32,12 +32,14 @@
 #include <numbers>
 
 #include "reference/der/der_rigid.hpp"
+#include "test_support.hpp"
 
 namespace hairsim::der {
 namespace {
 
 constexpr double kRadius = 1, kBending = 1.5, kTwist = 1, kLinearDensity = 1;
 constexpr double kHelixAngle = 20 * std::numbers::pi / 180;
+constexpr double kBobMassRatio = 2;  // bob mass / spring mass: Rayleigh's third within 0.1 %
 
 struct SpringTheory {
   Eigen::Matrix2d stiffness;  // (δ, ϕ) <- (F, M)⁻¹
@@ -81,17 +83,10 @@ Spring make_spring(int per_turn, int turns, double bob_mass_ratio, double bob_in
   Spring spring;
   spring.wire_length = (edges - 1) * step * kRadius / std::cos(kHelixAngle);
   spring.spring_mass = kLinearDensity * spring.wire_length;
-  const Vec3 u0 = any_orthogonal((x[1] - x[0]).normalized());
-  DynamicRod rod;
-  rod.rest = rest_shape_from_polyline(x, u0, std::vector<Mat2>(edges, kBending * Mat2::Identity()),
-                                      kTwist);
-  rod.state = {x, std::vector<double>(edges, 0.0), u0};
-  rod.mass = lumped_masses(rod.rest, kLinearDensity);
-  rod.fixed.assign(x.size(), false);
+  DynamicRod rod = rod_at_rest(x, kBending, kTwist, kLinearDensity);
   clamp_end(rod, false);
   const double top = 0.5 * (x[0].z() + x[1].z());
   spring.bob_height = 0.5 * (x[edges - 1].z() + x[edges].z());
-  rod.velocity.assign(x.size(), Vec3::Zero());
   for (int i = 2; i <= edges; ++i) {
     const double fraction = (x[i].z() - top) / (spring.bob_height - top);
     rod.velocity[i] = fraction * (Vec3(0, 0, -v0) + w0 * Vec3(-x[i].y(), x[i].x(), 0));
@@ -174,32 +169,34 @@ std::pair<double, double> fit_two_frequencies(const Trace& trace, double w1, dou
   return {w1, w2};
 }
 
-// Mean spacing of upward zero crossings -> angular frequency (the fit's starting point).
-double crossing_frequency(const std::vector<double>& t, const std::vector<double>& y) {
-  std::vector<double> up;
-  for (std::size_t i = 1; i < y.size(); ++i)
-    if (y[i - 1] < 0 && y[i] >= 0)
-      up.push_back(t[i - 1] + (t[i] - t[i - 1]) * -y[i - 1] / (y[i] - y[i - 1]));
-  return 2 * std::numbers::pi * static_cast<double>(up.size() - 1) / (up.back() - up.front());
+// The bob (kBobMassRatio times the spring's mass) whose axial inertia sets the uncoupled
+// torsional frequency to `ratio` times the vertical one, and the theory of that spring.
+struct TunedBob {
+  double inertia;
+  SpringTheory theory;
+};
+TunedBob bob_for_frequency_ratio(int per_turn, int turns, double ratio) {
+  const Spring probe = make_spring(per_turn, turns, kBobMassRatio, 1.0, 0, 0);  // wire length
+  const double bob_mass = kBobMassRatio * probe.spring_mass;
+  const SpringTheory any = spring_theory(probe.wire_length, bob_mass, 1.0);
+  const double vertical = std::sqrt(any.stiffness(0, 0) / any.inertia[0]);
+  const double inertia = any.stiffness(1, 1) / std::pow(ratio * vertical, 2) -
+                         probe.spring_mass * kRadius * kRadius / 3;
+  return {inertia, spring_theory(probe.wire_length, bob_mass, inertia)};
 }
 
 TEST(DerWilberforce, NormalModeFrequenciesMatchTheHelicalSpringTheory) {
   // Detuned (uncoupled torsional frequency 1.5 x the vertical one), so that one mode is mostly
   // vertical and the other mostly torsional; both excited at once. 3 turns, 32 edges per turn.
   const int per_turn = 32, turns = 3;
-  Spring probe = make_spring(per_turn, turns, 2.0, 1.0, 0, 0);
-  const double bob_mass = 2.0 * probe.spring_mass;
-  SpringTheory theory = spring_theory(probe.wire_length, bob_mass, 1.0);
-  const double vertical = std::sqrt(theory.stiffness(0, 0) / theory.inertia[0]);
-  const double bob_inertia = theory.stiffness(1, 1) / std::pow(1.5 * vertical, 2) -
-                             probe.spring_mass * kRadius * kRadius / 3;
-  theory = spring_theory(probe.wire_length, bob_mass, bob_inertia);
+  const auto [bob_inertia, theory] = bob_for_frequency_ratio(per_turn, turns, 1.5);
 
-  Spring spring = make_spring(per_turn, turns, 2.0, bob_inertia, 1e-3, 1e-3);
+  Spring spring = make_spring(per_turn, turns, kBobMassRatio, bob_inertia, 1e-3, 1e-3);
   const double energy0 = total_energy(spring.system);
   const Trace trace = simulate(spring, 3 * 2 * std::numbers::pi / theory.omega1, 200);
-  const auto [w1, w2] = fit_two_frequencies(trace, crossing_frequency(trace.time, trace.extension),
-                                            crossing_frequency(trace.time, trace.rotation));
+  const auto [w1, w2] =
+      fit_two_frequencies(trace, test::crossing_frequency(trace.time, trace.extension),
+                          test::crossing_frequency(trace.time, trace.rotation));
   std::cout << "Wilberforce, detuned: ω₁ = " << w1 << " (theory " << theory.omega1
             << "), ω₂ = " << w2 << " (theory " << theory.omega2 << "); energy "
             << total_energy(spring.system) - energy0 << " of " << energy0 << "\n";
@@ -215,16 +212,10 @@ TEST(DerWilberforce, EnergyBeatsBetweenVerticalAndTorsionalMotion) {
   // Started moving vertically only, the bob hands its energy to the torsional mode and takes it
   // back with the beat period 2π/(ω₂ - ω₁) (Fig. 11). 3 turns, 24 edges per turn.
   const int per_turn = 24, turns = 3;
-  Spring probe = make_spring(per_turn, turns, 2.0, 1.0, 0, 0);
-  const double bob_mass = 2.0 * probe.spring_mass;
-  SpringTheory theory = spring_theory(probe.wire_length, bob_mass, 1.0);
-  const double vertical = std::sqrt(theory.stiffness(0, 0) / theory.inertia[0]);
-  const double bob_inertia =
-      theory.stiffness(1, 1) / (vertical * vertical) - probe.spring_mass * kRadius * kRadius / 3;
-  theory = spring_theory(probe.wire_length, bob_mass, bob_inertia);
+  const auto [bob_inertia, theory] = bob_for_frequency_ratio(per_turn, turns, 1.0);
   const double beat = 2 * std::numbers::pi / (theory.omega2 - theory.omega1);
 
-  Spring spring = make_spring(per_turn, turns, 2.0, bob_inertia, 1e-3, 0);
+  Spring spring = make_spring(per_turn, turns, kBobMassRatio, bob_inertia, 1e-3, 0);
   const Trace trace = simulate(spring, 1.1 * beat, 20);
   // Energy of each motion, from the theory's diagonal terms (the coupling term is small).
   std::vector<double> torsional_share;

@@ -20,6 +20,22 @@ std::vector<double> lumped_masses(const RestShape& rest, double linear_density) 
   return m;
 }
 
+DynamicRod rod_at_rest(const std::vector<Vec3>& polyline, double bending, double twisting,
+                       double linear_density, bool closed) {
+  const int edges = static_cast<int>(polyline.size()) - (closed ? 0 : 1);
+  const Vec3 u0 = any_orthogonal((polyline[1] - polyline[0]).normalized());
+  DynamicRod rod;
+  rod.rest = rest_shape_from_polyline(
+      polyline, u0, std::vector<Mat2>(std::max(edges, 0), bending * Mat2::Identity()), twisting,
+      closed);
+  rod.state = {polyline, std::vector<double>(edges, 0.0), u0, closed};
+  rod.velocity.assign(polyline.size(), Vec3::Zero());
+  rod.mass = lumped_masses(rod.rest, linear_density);
+  rod.fixed.assign(polyline.size(), false);
+  rod.twist = {false, false};
+  return rod;
+}
+
 void assemble_length_system(const std::vector<Vec3>& x, const RestShape& rest,
                             const std::vector<double>& inverse_mass, int welded_edge,
                             LengthSystem& s) {
@@ -76,8 +92,8 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
         rest.closed ? kernels::cyclic_thomas_solve(n_edges, a.lower.data(), a.diag.data(),
                                                    a.upper.data(), a.corner, a.corner, a.c.data(),
                                                    dl.data(), scratch.data())
-                    : kernels::thomas_solve(n_edges, a.lower.data(), a.diag.data(),
-                                            a.upper.data(), a.c.data(), dl.data(), scratch.data());
+                    : kernels::thomas_solve(n_edges, a.lower.data(), a.diag.data(), a.upper.data(),
+                                            a.c.data(), dl.data(), scratch.data());
     if (!solved) throw Error("der projection", "singular constraint system");
     // x <- x - M⁻¹ ∇Cᵀ δλ.
     for (int j = 0; j < n_edges; ++j) {

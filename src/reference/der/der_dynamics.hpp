@@ -15,13 +15,13 @@ namespace hairsim::der {
 //   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about the pivot
 //   twist(t)       = twist_rate τ + twist_amplitude sin(2π f τ), about the clamped edge
 struct ClampMotion {
-  Vec3 velocity = Vec3::Zero();               // m/s
-  Vec3 angular_velocity = Vec3::Zero();       // rad/s (axis times rate)
-  double twist_rate = 0;                      // rad/s
-  Vec3 translation_amplitude = Vec3::Zero();  // m
-  Vec3 rotation_amplitude = Vec3::Zero();     // rad (axis times angle)
-  double twist_amplitude = 0;                 // rad
-  double frequency = 0;                       // Hz
+  Vec3 velocity = Vec3::Zero();                               // m/s
+  Vec3 angular_velocity = Vec3::Zero();                       // rad/s (axis times rate)
+  double twist_rate = 0;                                      // rad/s
+  Vec3 translation_amplitude = Vec3::Zero();                  // m
+  Vec3 rotation_amplitude = Vec3::Zero();                     // rad (axis times angle)
+  double twist_amplitude = 0;                                 // rad
+  double frequency = 0;                                       // Hz
   double duration = std::numeric_limits<double>::infinity();  // s
 
   Vec3 translation(double t) const;
@@ -59,6 +59,12 @@ struct DynamicRod {
   std::vector<Vec3> point_force;
   Vec3 tip_moment = Vec3::Zero();
 };
+
+// A rod at rest on `polyline` (its own rest shape, paper §4.1.1): isotropic bending stiffness
+// (N m²), twist stiffness (N m²), linear density (kg/m) lumped on the vertices; u⁰ = any normal
+// to the first edge, θ = 0, no velocity, nothing clamped, no gravity.
+DynamicRod rod_at_rest(const std::vector<Vec3>& polyline, double bending, double twisting,
+                       double linear_density, bool closed = false);
 
 // Applied loads on the vertices (point forces and the bending part of the tip moment); sets the
 // twisting part as the twist boundary's torque.

@@ -54,8 +54,8 @@ namespace {
 // weld C_w), inverse metric W = diag(I_world⁻¹, 1/M, 1/m_i; clamped vertices 0); Newton steps
 // (∇C W ∇Cᵀ) λ = C, y -= W ∇Cᵀ λ. The system is the chain's tridiagonal T bordered by the six
 // weld rows: [T B; Bᵀ D]; the welded edge's own length constraint is left out, since the weld
-// implies it (keeping it makes the system singular, which corrupted the dynamics). It is solved in O(n): Thomas for T⁻¹c_e and T⁻¹B, then the 6 x 6 Schur
-// complement S = D - Bᵀ T⁻¹ B.
+// implies it (keeping it makes the system singular, which corrupted the dynamics). It is solved in
+// O(n): Thomas for T⁻¹c_e and T⁻¹B, then the 6 x 6 Schur complement S = D - Bᵀ T⁻¹ B.
 ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double tolerance) {
   DynamicRod& rod = s.rod;
   RigidBody& b = s.body;

@@ -268,21 +268,14 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   rod.finish();
 
   const Stiffness k = parse_material(top.object("material"));
-  const Vec3 u0 = any_orthogonal((x[1] - x[0]).normalized());
+  sc.rod = rod_at_rest(x, k.bending, k.twist, k.linear_density, ring);
   DynamicRod& r = sc.rod;
-  const int edge_count = ring ? edges : static_cast<int>(x.size()) - 1;
-  r.rest = rest_shape_from_polyline(
-      x, u0, std::vector<Mat2>(edge_count, k.bending * Mat2::Identity()), k.twist, ring);
+  const int edge_count = r.rest.edge_count();
   if (ring) {  // naturally straight, closed with the twist Θ on top of the circle's holonomy
     r.rest.curvature.assign(edge_count, {Vec2::Zero(), Vec2::Zero()});
     r.rest.closing_twist += closing_twist;
   }
   sc.rest_positions = x;
-  r.state = {x, std::vector<double>(edge_count, 0.0), u0, ring};
-  r.velocity.assign(x.size(), Vec3::Zero());
-  r.mass = lumped_masses(r.rest, k.linear_density);
-  r.fixed.assign(x.size(), false);
-  r.twist = {false, false};
   if (root_clamped) clamp_end(r, false, root_m);
   if (tip_clamped) {
     clamp_end(r, true, tip_m);

@@ -12,11 +12,11 @@ namespace hairsim::der {
 
 struct DerScene {
   DynamicRod rod;
-  std::optional<RigidBody> body;      // welded to the last edge (paper §8)
-  std::vector<Vec3> rest_positions;   // the rest shape (for the deviation measures)
-  Vec3 clamp_point = Vec3::Zero();  // where the rod's length is measured from (m)
-  double length = 1;                // m
-  double dt = 0;                    // s
+  std::optional<RigidBody> body;     // welded to the last edge (paper §8)
+  std::vector<Vec3> rest_positions;  // the rest shape (for the deviation measures)
+  Vec3 clamp_point = Vec3::Zero();   // where the rod's length is measured from (m)
+  double length = 1;                 // m
+  double dt = 0;                     // s
   int steps = 0;
   bool implicit = false;  // linearly implicit Euler instead of symplectic + projection
   bool static_mode = false;
