@@ -46,7 +46,39 @@ TEST(DerTwist, ClampedStraightRodTwistsUniformly) {
   for (int i = 1; i < edges; ++i)
     EXPECT_NEAR((s.theta[i] - s.theta[i - 1]) / rest.voronoi_length[i], delta / two_l, 1e-12) << i;
   EXPECT_NEAR(twist_energy(s, compute_frames(s), rest), beta * delta * delta / two_l, 1e-12);
-  EXPECT_LE(report.iterations, 3);  // the problem is quadratic in θ: one Newton step
+  EXPECT_TRUE(report.closed_form);  // eqs. (5)-(6), no Newton step
+  EXPECT_EQ(report.iterations, 0);
+}
+
+TEST(DerTwist, TwistedRingTakesTheClosedFormAndCurvedRodsDoNot) {
+  // A naturally straight ring (a regular 24-gon, planar: holonomy χ = 0) closed with twist Θ:
+  // uniform m_i = Θ l̄_i / Σ l̄ (eqs. 5-6 with the closing vertex). A curved rest shape couples
+  // bending and twist: Newton, with the same residual tolerance.
+  const int n = 24;
+  std::vector<Vec3> x;
+  for (int i = 0; i < n; ++i)
+    x.emplace_back(std::cos(2 * M_PI * i / n), std::sin(2 * M_PI * i / n), 0);
+  RestShape ring =
+      rest_shape_from_polyline(x, Vec3::UnitZ(), std::vector<Mat2>(n, Mat2::Identity()), 0.7, true);
+  ring.curvature.assign(n, {Vec2::Zero(), Vec2::Zero()});
+  ring.closing_twist = 4.0;
+  RodState s{x, std::vector<double>(n, 0.0), Vec3::UnitZ(), true};
+  const TwistSolveReport report = solve_quasistatic_twist(s, ring, {false, false});
+  EXPECT_TRUE(report.closed_form);
+  EXPECT_LE(report.residual, 1e-10);
+  const Frames f = compute_frames(s);
+  double total = 0;
+  for (int i = 0; i < n; ++i) total += ring.voronoi_length[i];
+  for (int i = 0; i < n; ++i)
+    EXPECT_NEAR(twist_at(s, f, ring, i) / ring.voronoi_length[i], 4.0 / total, 1e-12) << i;
+
+  RestShape curved =
+      rest_shape_from_polyline(x, Vec3::UnitZ(), std::vector<Mat2>(n, Mat2::Identity()), 0.7, true);
+  curved.closing_twist += 4.0;
+  RodState t{x, std::vector<double>(n, 0.0), Vec3::UnitZ(), true};
+  const TwistSolveReport newton = solve_quasistatic_twist(t, curved, {false, false});
+  EXPECT_FALSE(newton.closed_form);
+  EXPECT_TRUE(newton.converged);
 }
 
 TEST(DerTwist, CurvedAnisotropicRodReachesQuasistaticEquilibrium) {

@@ -136,9 +136,14 @@ struct TwistSolveReport {
   int iterations = 0;
   double residual = 0;  // max |∂E/∂θ^j| over the free angles after the solve
   bool converged = false;
+  bool closed_form = false;  // solved by the uniform twist of eqs. (5)-(6), no Newton step
 };
 
-// Quasistatic material frame (§5.1, eq. 4): Newton's method with a backtracking line search on
+// Quasistatic material frame (§5.1, eq. 4). Naturally straight rods with isotropic bending
+// (every B^j a multiple of the identity, ω̄ = 0) take the closed form of eqs. (5)-(6): the
+// bending energy does not depend on θ, and the twist is uniform, m_i / l̄_i the same at every
+// vertex. Otherwise, and whenever the closed form does not meet `tolerance` (a free rod under a
+// tip torque has no equilibrium), Newton's method with a backtracking line search on
 // ∂E/∂θ^j = 0 for every free angle, the tridiagonal Hessian solved by the Thomas algorithm,
 // starting from the current θ (a good guess between time steps). Stops when the residual is at
 // most `tolerance` (energy units) or after `max_iterations`.

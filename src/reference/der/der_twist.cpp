@@ -59,6 +59,43 @@ std::vector<double> newton_step(const Tridiagonal& h, const std::vector<double>&
   return step;
 }
 
+// Eqs. (5)-(6) apply: no edge's bending energy depends on its material frame.
+bool twist_decouples_from_bending(const RestShape& rest) {
+  for (const Mat2& b : rest.bending)
+    if (b(0, 1) != 0 || b(1, 0) != 0 || b(0, 0) != b(1, 1)) return false;
+  for (const auto& w : rest.curvature)
+    if (!w[0].isZero(0) || !w[1].isZero(0)) return false;
+  return true;
+}
+
+// The uniform twist of eqs. (5)-(6): m_i = c l̄_i at every bending vertex, θ^j = θ^0 + c Σ_{i<=j}
+// l̄_i. The rate c follows from the boundary: both ends clamped, c = (θ^{N-1} - θ^0) / Σ l̄_i; a
+// ring, c = (Θ - χ) / Σ l̄_i (the closing twist minus the holonomy: the m_i sum to it); a free last
+// edge under a torque τ, c = τ / (2β) (∂E/∂θ^{N-1} = 2β m / l̄ = τ); otherwise c = 0. Returns false
+// where no equilibrium exists (both ends free under a torque).
+bool set_uniform_twist(RodState& s, const Frames& f, const RestShape& rest,
+                       const TwistBoundary& bc) {
+  const int n = static_cast<int>(s.theta.size());
+  double total = 0;
+  for (int i = rest.first_bending_vertex(); i < rest.end_bending_vertex(); ++i)
+    total += rest.voronoi_length[i];
+  double rate = 0;
+  if (rest.closed)
+    rate = (rest.closing_twist - f.closing_holonomy) / total;
+  else if (bc.first_clamped && bc.last_clamped)
+    rate = (s.theta.back() - s.theta.front()) / total;
+  else if (bc.first_clamped)
+    rate = bc.last_torque / (2 * rest.twist_modulus);
+  else if (bc.last_torque != 0)
+    return false;
+  if (!rest.closed && bc.last_clamped && !bc.first_clamped) {  // the clamped end is the last
+    for (int j = n - 2; j >= 0; --j) s.theta[j] = s.theta.back();
+    return true;
+  }
+  for (int j = 1; j < n; ++j) s.theta[j] = s.theta[j - 1] + rate * rest.voronoi_length[j];
+  return true;
+}
+
 }  // namespace
 
 double twist_problem_energy(const RodState& s, const RestShape& rest, const TwistBoundary& bc) {
@@ -70,6 +107,18 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
                                          int max_iterations) {
   TwistSolveReport report;
   const int n = static_cast<int>(s.theta.size());
+  if (twist_decouples_from_bending(rest)) {
+    RodState uniform = s;
+    if (set_uniform_twist(uniform, compute_frames(s), rest, bc)) {
+      report.residual =
+          free_residual(twist_problem_gradient(uniform, compute_frames(uniform), rest, bc), bc);
+      if (report.residual <= tolerance) {
+        s.theta = uniform.theta;
+        report.converged = report.closed_form = true;
+        return report;
+      }
+    }
+  }
   for (; report.iterations <= max_iterations; ++report.iterations) {
     const Frames f = compute_frames(s);
     const std::vector<double> g = twist_problem_gradient(s, f, rest, bc);
