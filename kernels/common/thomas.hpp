@@ -5,14 +5,17 @@
 //   lower[i] = A(i, i-1) for i >= 1 (lower[0] unused)
 //   diag[i]  = A(i, i)
 //   upper[i] = A(i, i+1) for i <= n-2 (upper[n-1] unused)
-// `scratch` holds n values; `x` may alias `rhs`. Returns false on a zero pivot.
+// `scratch` holds n values; `x` may alias `rhs`. Returns false on a zero pivot. The arrays are
+// anything indexable: pointers, or Strided slices of a batch (common/strided.hpp).
+#include <type_traits>
+
 #include "common/hd.hpp"
 
 namespace hairsim::kernels {
 
-template <class T>
-HS_HD bool thomas_solve(int n, const T* lower, const T* diag, const T* upper, const T* rhs, T* x,
-                        T* scratch) {
+template <class Lower, class Diag, class Upper, class Rhs, class X, class Scratch>
+HS_HD bool thomas_solve(int n, Lower lower, Diag diag, Upper upper, Rhs rhs, X x, Scratch scratch) {
+  using T = std::remove_cv_t<std::remove_reference_t<decltype(x[0])>>;
   if (n <= 0) return true;
   // Forward sweep: scratch[i] = modified upper coefficient c'_i, x[i] = modified rhs d'_i.
   T pivot = diag[0];
