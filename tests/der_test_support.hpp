@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "reference/der/der_dynamics.hpp"
 #include "reference/der/der_rod.hpp"
 
 namespace hairsim::der::test {
@@ -44,6 +45,30 @@ inline GradientCheck check_gradient(const std::vector<Vec3>& x, const std::vecto
       c.scale = std::max(c.scale, std::abs(analytic[i][k]));
     }
   return c;
+}
+
+struct ReferenceStrand {
+  RestShape rest;
+  RodState state;
+  std::vector<double> mass;
+};
+
+// A hair strand for the batched kernels: a random curly rest polyline (isotropic α, β), deformed by
+// up to 0.02 per coordinate, the material angles random: bending and twist both loaded.
+inline ReferenceStrand random_hair_strand(int vertices, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  const std::vector<Vec3> x = random_curve(vertices, 0.05, 0.6, rng);
+  const double alpha = 1.5 + u(rng), beta = 1.0 + 0.5 * u(rng);
+  ReferenceStrand r;
+  const Vec3 u0 = any_orthogonal((x[1] - x[0]).normalized());
+  r.rest = rest_shape_from_polyline(
+      x, u0, std::vector<Mat2>(vertices - 1, alpha * Mat2::Identity()), beta);
+  std::vector<Vec3> deformed = x;
+  for (Vec3& p : deformed) p += 0.02 * Vec3(u(rng), u(rng), u(rng));
+  r.state = moved_to(RodState{x, std::vector<double>(vertices - 1, 0.0), u0}, deformed);
+  for (double& th : r.state.theta) th = 0.5 * u(rng);
+  r.mass = lumped_masses(r.rest, 1e-3);
+  return r;
 }
 
 }  // namespace hairsim::der::test

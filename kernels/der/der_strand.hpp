@@ -41,6 +41,20 @@ struct DerBatchArrays {
   T* edge_scratch = nullptr;  // per edge
 };
 
+// Every array of the batch with its row count (vertices, edges, or 1 for per-strand values): the
+// one list of fields, for the code that allocates, copies or maps them. f(T*& array, int rows).
+template <class T, class F>
+void for_each_array(DerBatchArrays<T>& a, F&& f) {
+  const int v = a.vertices, e = a.vertices - 1;
+  for (int k = 0; k < 3; ++k) {
+    f(a.position[k], v), f(a.velocity[k], v), f(a.u0[k], 1), f(a.tangent[k], e);
+    f(a.bishop_u[k], e), f(a.m1[k], e), f(a.m2[k], e), f(a.kb[k], v), f(a.force[k], v);
+  }
+  for (int k = 0; k < 4; ++k) f(a.rest_curvature[k], v), f(a.curvature[k], v);
+  f(a.theta, e), f(a.edge_length, e), f(a.voronoi_length, v), f(a.mass, v);
+  f(a.bending, 1), f(a.twist, 1), f(a.length, e), f(a.edge_scratch, e);
+}
+
 // One strand's view of the batch arrays.
 template <class T>
 struct Strand {

@@ -15,41 +15,17 @@
 namespace hairsim::der {
 namespace {
 
-struct ReferenceStrand {
-  RestShape rest;
-  RodState state;
-  std::vector<double> mass;
-};
-
-// A random curly rest polyline (isotropic α, β), deformed by up to 0.02 per coordinate, the
-// material angles random: bending and twist both loaded.
-ReferenceStrand random_strand(int vertices, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  const std::vector<Vec3> x = test::random_curve(vertices, 0.05, 0.6, rng);
-  const double alpha = 1.5 + u(rng), beta = 1.0 + 0.5 * u(rng);
-  ReferenceStrand r;
-  const Vec3 u0 = any_orthogonal((x[1] - x[0]).normalized());
-  r.rest = rest_shape_from_polyline(
-      x, u0, std::vector<Mat2>(vertices - 1, alpha * Mat2::Identity()), beta);
-  std::vector<Vec3> deformed = x;
-  for (Vec3& p : deformed) p += 0.02 * Vec3(u(rng), u(rng), u(rng));
-  r.state = moved_to(RodState{x, std::vector<double>(vertices - 1, 0.0), u0}, deformed);
-  for (double& th : r.state.theta) th = 0.5 * u(rng);
-  r.mass = lumped_masses(r.rest, 1e-3);
-  return r;
-}
-
 template <class T>
 void expect_kernels_match_reference(double tolerance) {
   const int strands = 5, vertices = 24;
   std::mt19937 rng(7);
-  std::vector<ReferenceStrand> ref;
+  std::vector<test::ReferenceStrand> ref;
   engine::DerHostBatch<T> batch(strands, vertices);
   for (int s = 0; s < strands; ++s) {
-    ref.push_back(random_strand(vertices, rng));
+    ref.push_back(test::random_hair_strand(vertices, rng));
     batch.set_strand(s, ref[s].rest, ref[s].state, ref[s].mass);
   }
-  const kernels::der::DerBatchArrays<T> a = batch.arrays();
+  const kernels::der::DerBatchArrays<T>& a = batch.arrays();
   std::vector<T> g_store(std::size_t(strands) * (vertices - 1));
   for (int s = 0; s < strands; ++s) {
     const kernels::der::Strand<T> st{a, s};
