@@ -5,8 +5,11 @@
 // hair: open strands, isotropic bending B = α Id per strand (round fibres), a rest curvature ω̄
 // per vertex, twist modulus β per strand. The reference is the yardstick: tests/unit/
 // test_der_strand_kernels.cpp compares every quantity here with it.
+#include <cmath>
+
 #include "common/hd.hpp"
 #include "common/strided.hpp"
+#include "common/thomas.hpp"
 #include "common/vector3.hpp"
 
 namespace hairsim::kernels::der {
@@ -37,8 +40,19 @@ struct DerBatchArrays {
   T* kb[3] = {};         // per vertex: curvature binormal (eq. 1), 0 at the ends
   T* curvature[4] = {};  // per vertex: ω of the edge before (0, 1) and of edge i (2, 3), eq. (2)
   // Outputs and scratch.
-  T* force[3] = {};           // N, per vertex
-  T* edge_scratch = nullptr;  // per edge
+  T* force[3] = {};              // N, per vertex
+  T* previous_position[3] = {};  // m, per vertex: the start of the step
+  T* edge_vector[3] = {};        // m, per edge: e^j as a projection iteration linearised it
+  T* edge_scratch = nullptr;     // per edge
+  // Per edge: a tridiagonal system (twist Hessian or projection matrix), its solution, the
+  // Thomas scratch, and θ saved by the line search.
+  T* tri_lower = nullptr;
+  T* tri_diag = nullptr;
+  T* tri_upper = nullptr;
+  T* tri_rhs = nullptr;
+  T* tri_solution = nullptr;
+  T* tri_scratch = nullptr;
+  T* theta_saved = nullptr;
 };
 
 // Every array of the batch with its row count (vertices, edges, or 1 for per-strand values): the
@@ -53,6 +67,9 @@ void for_each_array(DerBatchArrays<T>& a, F&& f) {
   for (int k = 0; k < 4; ++k) f(a.rest_curvature[k], v), f(a.curvature[k], v);
   f(a.theta, e), f(a.edge_length, e), f(a.voronoi_length, v), f(a.mass, v);
   f(a.bending, 1), f(a.twist, 1), f(a.length, e), f(a.edge_scratch, e);
+  for (int k = 0; k < 3; ++k) f(a.previous_position[k], v), f(a.edge_vector[k], e);
+  f(a.tri_lower, e), f(a.tri_diag, e), f(a.tri_upper, e), f(a.tri_rhs, e);
+  f(a.tri_solution, e), f(a.tri_scratch, e), f(a.theta_saved, e);
 }
 
 // One strand's view of the batch arrays.
@@ -85,25 +102,16 @@ HS_HD Vector3<T> parallel_transport(const Vector3<T>& u, const Vector3<T>& t1,
   return c * u + cross(b, u) + (dot(b, u) / (T(1) + c)) * b;
 }
 
-// Tangents, Bishop frame (u⁰ given, u^j = P_j(u^{j-1})), material frame
-// m1 = cos θ u + sin θ v, m2 = -sin θ u + cos θ v (§5), curvature binormals (eq. 1) and
-// material curvatures ω^j_i = (κb·m2^j, -κb·m1^j) (eq. 2).
+// The θ-dependent part of the frames: material frames m1 = cos θ u + sin θ v,
+// m2 = -sin θ u + cos θ v (§5) and curvatures ω^j_i = (κb·m2^j, -κb·m1^j) (eq. 2), from the
+// Bishop frame and κb already computed (what the twist solve's line search changes).
 template <class T>
-HS_HD void compute_frames(const Strand<T>& st) {
+HS_HD void update_material_frames(const Strand<T>& st) {
   const DerBatchArrays<T>& a = st.a;
   const int n_edges = st.edges();
-  const StridedVector3<T> x = st.vectors(a.position), t = st.vectors(a.tangent),
-                          u = st.vectors(a.bishop_u), m1 = st.vectors(a.m1), m2 = st.vectors(a.m2),
-                          kb = st.vectors(a.kb);
-  const Strided<T> length = st.per_row(a.length), theta = st.per_row(a.theta);
-  for (int j = 0; j < n_edges; ++j) {
-    const Vector3<T> e = x.get(j + 1) - x.get(j);
-    length[j] = norm(e);
-    t.set(j, e / length[j]);
-  }
-  u.set(0, {st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])});
-  for (int j = 1; j < n_edges; ++j)
-    u.set(j, parallel_transport(u.get(j - 1), t.get(j - 1), t.get(j)));
+  const StridedVector3<T> t = st.vectors(a.tangent), u = st.vectors(a.bishop_u),
+                          m1 = st.vectors(a.m1), m2 = st.vectors(a.m2), kb = st.vectors(a.kb);
+  const Strided<T> theta = st.per_row(a.theta);
   for (int j = 0; j < n_edges; ++j) {
     const Vector3<T> uj = u.get(j), vj = cross(t.get(j), uj);
     const T c = std::cos(theta[j]), sn = std::sin(theta[j]);
@@ -112,15 +120,36 @@ HS_HD void compute_frames(const Strand<T>& st) {
   }
   const Strided<T> w[4] = {st.per_row(a.curvature[0]), st.per_row(a.curvature[1]),
                            st.per_row(a.curvature[2]), st.per_row(a.curvature[3])};
-  kb.set(0, {});
-  kb.set(n_edges, {});
   for (int k = 0; k < 4; ++k) w[k][0] = w[k][n_edges] = T(0);
   for (int i = 1; i < n_edges; ++i) {
-    const Vector3<T> b = curvature_binormal(x.get(i) - x.get(i - 1), x.get(i + 1) - x.get(i));
-    kb.set(i, b);
+    const Vector3<T> b = kb.get(i);
     w[0][i] = dot(b, m2.get(i - 1)), w[1][i] = -dot(b, m1.get(i - 1));
     w[2][i] = dot(b, m2.get(i)), w[3][i] = -dot(b, m1.get(i));
   }
+}
+
+// Everything derived from the state: edge lengths and tangents, the Bishop frame (u⁰ given,
+// u^j = P_j(u^{j-1}), §4.2.2), curvature binormals (eq. 1), then the material frames.
+template <class T>
+HS_HD void compute_frames(const Strand<T>& st) {
+  const DerBatchArrays<T>& a = st.a;
+  const int n_edges = st.edges();
+  const StridedVector3<T> x = st.vectors(a.position), t = st.vectors(a.tangent),
+                          u = st.vectors(a.bishop_u), kb = st.vectors(a.kb);
+  const Strided<T> length = st.per_row(a.length);
+  for (int j = 0; j < n_edges; ++j) {
+    const Vector3<T> e = x.get(j + 1) - x.get(j);
+    length[j] = norm(e);
+    t.set(j, e / length[j]);
+  }
+  u.set(0, {st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])});
+  for (int j = 1; j < n_edges; ++j)
+    u.set(j, parallel_transport(u.get(j - 1), t.get(j - 1), t.get(j)));
+  kb.set(0, {});
+  kb.set(n_edges, {});
+  for (int i = 1; i < n_edges; ++i)
+    kb.set(i, curvature_binormal(x.get(i) - x.get(i - 1), x.get(i + 1) - x.get(i)));
+  update_material_frames(st);
 }
 
 // Bending energy Σ_i Σ_{j∈{i-1,i}} α |ω^j_i - ω̄^j_i|² / (2 l̄_i), eq. (3) with B = α Id.
@@ -217,6 +246,190 @@ HS_HD void elastic_forces(const Strand<T>& st) {
     f.set(k, f.get(k) + suffix * (before + after));
     f.set(k + 1, f.get(k + 1) - suffix * after);
   }
+}
+
+// ∂²E/∂θ², tridiagonal (§5.1): bending (1/l̄_i)[ωᵀJᵀBJω - ωᵀB(ω - ω̄)] = α ω·ω̄ / l̄_i with
+// B = α Id, twist 2β/l̄_i on the diagonal and -2β/l̄_i off it.
+template <class T>
+HS_HD void theta_hessian(const Strand<T>& st, const Strided<T>& lower, const Strided<T>& diag,
+                         const Strided<T>& upper) {
+  const DerBatchArrays<T>& a = st.a;
+  const T alpha = st.strand_value(a.bending), beta = st.strand_value(a.twist);
+  const Strided<T> l = st.per_row(a.voronoi_length);
+  for (int j = 0; j < st.edges(); ++j) lower[j] = diag[j] = upper[j] = T(0);
+  for (int i = 1; i < st.edges(); ++i) {
+    for (int k = 0; k < 2; ++k) {
+      T w_dot_rest = 0;
+      for (int c = 0; c < 2; ++c)
+        w_dot_rest +=
+            st.per_row(a.curvature[2 * k + c])[i] * st.per_row(a.rest_curvature[2 * k + c])[i];
+      diag[i - 1 + k] += alpha * w_dot_rest / l[i];
+    }
+    const T c = 2 * beta / l[i];
+    diag[i] += c;
+    diag[i - 1] += c;
+    lower[i] -= c;
+    upper[i - 1] -= c;
+  }
+}
+
+template <class T>
+HS_HD T elastic_energy(const Strand<T>& st) {
+  return bending_energy(st) + twist_energy(st);
+}
+
+// Relative round-off allowed in energy comparisons: 45 ε, the reference's 1e-14 in double.
+template <class T>
+HS_HD constexpr T energy_round_off() {
+  return T(45) * (sizeof(T) == sizeof(float) ? T(1.1920929e-7) : T(2.220446049250313e-16));
+}
+
+// Quasistatic material frame (§5.1) of a strand whose first material frame is held (θ^0 fixed)
+// and whose last edge is free: naturally straight strands take the uniform twist of eqs. (5)-(6)
+// (with the tip free, every θ equals θ^0); others Newton on ∂E/∂θ^j = 0 (j >= 1) with the
+// tridiagonal Hessian solved by Thomas (a 1e-12 relative diagonal shift, clamped row 0) and an
+// Armijo backtracking line search allowing energy_round_off() |E|, falling back to steepest
+// descent where the Hessian is not positive definite: the reference's algorithm step for step.
+// Needs compute_frames; leaves the frames updated. Returns the residual max_{j>=1} |∂E/∂θ^j|.
+template <class T>
+HS_HD T solve_twist(const Strand<T>& st, T tolerance, int max_iterations) {
+  const DerBatchArrays<T>& a = st.a;
+  const int n = st.edges();
+  const Strided<T> theta = st.per_row(a.theta), g = st.per_row(a.tri_rhs),
+                   lower = st.per_row(a.tri_lower), diag = st.per_row(a.tri_diag),
+                   upper = st.per_row(a.tri_upper), step = st.per_row(a.tri_solution),
+                   scratch = st.per_row(a.tri_scratch), saved = st.per_row(a.theta_saved);
+  bool straight = true;
+  for (int i = 1; i < n && straight; ++i)
+    for (int k = 0; k < 4; ++k) straight = straight && st.per_row(a.rest_curvature[k])[i] == T(0);
+  if (straight) {
+    for (int j = 1; j < n; ++j) theta[j] = theta[0];
+    update_material_frames(st);
+  }
+  T residual = 0;
+  for (int iteration = 0;; ++iteration) {
+    theta_gradient(st, g);
+    residual = 0;
+    for (int j = 1; j < n; ++j) residual = std::fmax(residual, std::fabs(g[j]));
+    if (residual <= tolerance || iteration == max_iterations) break;
+    theta_hessian(st, lower, diag, upper);
+    T largest = 0;
+    for (int j = 0; j < n; ++j) largest = std::fmax(largest, std::fabs(diag[j]));
+    for (int j = 0; j < n; ++j) {
+      diag[j] += T(1e-12) * largest;
+      step[j] = -g[j];  // right-hand side, solved in place
+    }
+    diag[0] = T(1), step[0] = T(0), upper[0] = T(0), lower[1] = T(0);  // θ^0 held
+    if (!thomas_solve(n, lower, diag, upper, step, step, scratch))
+      for (int j = 0; j < n; ++j) step[j] = T(0);
+    T slope = 0;
+    for (int j = 1; j < n; ++j) slope += g[j] * step[j];
+    if (!(slope < T(0))) {
+      slope = 0;
+      for (int j = 1; j < n; ++j) step[j] = -g[j], slope -= g[j] * g[j];
+      step[0] = T(0);
+    }
+    const T e0 = elastic_energy(st), allowance = energy_round_off<T>() * std::fabs(e0);
+    for (int j = 0; j < n; ++j) saved[j] = theta[j];
+    T alpha = 1;
+    for (int k = 0; k < 40; ++k, alpha *= T(0.5)) {
+      for (int j = 0; j < n; ++j) theta[j] = saved[j] + alpha * step[j];
+      update_material_frames(st);
+      if (elastic_energy(st) <= e0 + T(1e-4) * alpha * slope + allowance) break;
+    }
+  }
+  return residual;
+}
+
+// Fast projection (Goldenthal et al. 2007; DER §8.1) of the new positions onto the edge
+// lengths, vertices 0 and 1 (the root clamp) held: Newton steps on C_j = |e^j|² - |ē^j|² in the
+// mass metric, each a tridiagonal solve (∇C M⁻¹ ∇Cᵀ) δλ = C by Thomas; edge 0 (both ends held)
+// is dropped. Stops when every edge is within `tolerance` (m) of its rest length. Returns the
+// number of iterations.
+template <class T>
+HS_HD int project_lengths(const Strand<T>& st, T tolerance, int max_iterations) {
+  const DerBatchArrays<T>& a = st.a;
+  const int n = st.edges();
+  const StridedVector3<T> x = st.vectors(a.position), edge = st.vectors(a.edge_vector);
+  const Strided<T> rest = st.per_row(a.edge_length), mass = st.per_row(a.mass),
+                   lower = st.per_row(a.tri_lower), diag = st.per_row(a.tri_diag),
+                   upper = st.per_row(a.tri_upper), c = st.per_row(a.tri_rhs),
+                   dl = st.per_row(a.tri_solution), scratch = st.per_row(a.tri_scratch);
+  auto inverse_mass = [&](int i) { return i < 2 ? T(0) : T(1) / mass[i]; };
+  int iteration = 0;
+  for (;; ++iteration) {
+    T worst = 0;  // over the edges the projection moves (not edge 0)
+    for (int j = 0; j < n; ++j) {
+      const Vector3<T> e = x.get(j + 1) - x.get(j);
+      edge.set(j, e);
+      c[j] = dot(e, e) - rest[j] * rest[j];
+      if (j > 0) worst = std::fmax(worst, std::fabs(norm(e) - rest[j]));
+    }
+    if (worst <= tolerance || iteration == max_iterations) break;
+    for (int j = 0; j < n; ++j) {
+      const Vector3<T> e = edge.get(j);
+      diag[j] = 4 * dot(e, e) * (inverse_mass(j) + inverse_mass(j + 1));
+      upper[j] = j + 1 < n ? -4 * dot(e, edge.get(j + 1)) * inverse_mass(j + 1) : T(0);
+      lower[j] = j > 0 ? -4 * dot(edge.get(j - 1), e) * inverse_mass(j) : T(0);
+    }
+    diag[0] = T(1), c[0] = T(0), upper[0] = T(0), lower[1] = T(0);  // edge 0: both ends held
+    if (!thomas_solve(n, lower, diag, upper, c, dl, scratch)) break;
+    for (int j = 0; j < n; ++j) {        // x <- x - M⁻¹ ∇Cᵀ δλ, ∇C_j = (-2e^j, +2e^j)
+      const Vector3<T> e = edge.get(j);  // as linearised, not as moved by edge j - 1
+      x.set(j, x.get(j) + (T(2) * inverse_mass(j) * dl[j]) * e);
+      x.set(j + 1, x.get(j + 1) - (T(2) * inverse_mass(j + 1) * dl[j]) * e);
+    }
+  }
+  return iteration;
+}
+
+// Parameters of one step of every strand of a batch.
+template <class T>
+struct DerStepParameters {
+  T dt = 0;                // s
+  Vector3<T> gravity;      // m/s²
+  T damping = 0;           // 1/s: force -damping m v
+  T length_tolerance = 0;  // m, fast projection
+  T twist_tolerance = 0;   // energy units, max |∂E/∂θ|
+  int max_projection_iterations = 50;
+  int max_twist_iterations = 50;
+};
+
+// One step of Algorithm 1 for a hair strand (root clamp fixed in place, tip free): forces of the
+// quasistatic rod (§7.1), symplectic Euler (§7.2), fast projection with the velocity update
+// v = (x_projected - x_old)/h (§8.1), the Bishop frame carried in time (u⁰ parallel-transported
+// from the old first tangent to the new, §4.2.2), and the quasistatic twist (§5.1).
+template <class T>
+HS_HD void symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+  const DerBatchArrays<T>& a = st.a;
+  const int nv = a.vertices;
+  const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
+                          f = st.vectors(a.force), old = st.vectors(a.previous_position);
+  const Strided<T> mass = st.per_row(a.mass);
+  compute_frames(st);
+  elastic_forces(st);
+  const Vector3<T> old_t0 = st.vectors(a.tangent).get(0);
+  for (int i = 0; i < nv; ++i) {
+    old.set(i, x.get(i));
+    if (i < 2) continue;  // the root clamp
+    const Vector3<T> vi = v.get(i);
+    const Vector3<T> accel = f.get(i) / mass[i] + p.gravity - p.damping * vi;
+    const Vector3<T> vn = vi + p.dt * accel;
+    v.set(i, vn);
+    x.set(i, x.get(i) + p.dt * vn);
+  }
+  project_lengths(st, p.length_tolerance, p.max_projection_iterations);
+  for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  // Time-parallel transport of u⁰, kept exactly adapted to the new first tangent.
+  const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
+  Vector3<T> u0 = parallel_transport(
+      Vector3<T>{st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])},
+      old_t0, new_t0);
+  u0 = u0 - dot(u0, new_t0) * new_t0;
+  u0 = u0 / norm(u0);
+  a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
+  compute_frames(st);
+  solve_twist(st, p.twist_tolerance, p.max_twist_iterations);
 }
 
 }  // namespace hairsim::kernels::der

@@ -52,14 +52,15 @@ void assemble_length_system(const std::vector<Vec3>& x, const RestShape& rest,
   for (int j = 0; j < n_edges; ++j) {
     s.e[j] = x[head(j)] - x[j];
     s.c[j] = s.e[j].squaredNorm() - rest.edge_length[j] * rest.edge_length[j];
-    s.max_length_error =
-        std::max(s.max_length_error, std::abs(s.e[j].norm() - rest.edge_length[j]));
   }
   for (int j = 0; j < n_edges; ++j) {
     s.diag[j] = 4 * s.e[j].squaredNorm() * (w[j] + w[head(j)]);
     s.upper[j] = j + 1 < n_edges ? -4 * s.e[j].dot(s.e[j + 1]) * w[j + 1] : 0.0;
     s.lower[j] = j > 0 ? -4 * s.e[j - 1].dot(s.e[j]) * w[j] : 0.0;
     s.dropped[j] = s.diag[j] == 0 || j == welded_edge;
+    if (!s.dropped[j])  // a dropped edge's length is not the projection's to fix
+      s.max_length_error =
+          std::max(s.max_length_error, std::abs(s.e[j].norm() - rest.edge_length[j]));
   }
   for (int j = 0; j < n_edges; ++j) {
     if (!s.dropped[j]) continue;

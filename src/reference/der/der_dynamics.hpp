@@ -89,7 +89,7 @@ void finish_step(DynamicRod& rod, const std::vector<Vec3>& x, const ClampTargets
 
 struct ProjectionReport {
   int iterations = 0;
-  double max_length_error = 0;  // max | |e^j| - |ē^j| | after projection (m)
+  double max_length_error = 0;  // max | |e^j| - |ē^j| | after projection, edges it moves (m)
 };
 
 // Lumped masses ρ S (|ē^{i-1}| + |ē^i|) / 2 from a linear density ρS (kg/m).
@@ -107,7 +107,7 @@ struct LengthSystem {
   std::vector<Vec3> e;
   std::vector<double> c, lower, diag, upper;
   double corner = 0;
-  double max_length_error = 0;  // max | |e^j| - |ē^j| | (m)
+  double max_length_error = 0;  // max | |e^j| - |ē^j| | over the edges not dropped (m)
   std::vector<bool> dropped;
 };
 void assemble_length_system(const std::vector<Vec3>& x, const RestShape& rest,
