@@ -44,4 +44,10 @@ class DerDeviceBatch {
 template <class T>
 void der_elastic_forces(const kernels::der::DerBatchArrays<T>& device_arrays);
 
+// One symplectic step of every strand (kernels/der/der_strand.hpp), one thread per strand,
+// asynchronous on the default stream.
+template <class T>
+void der_symplectic_step(const kernels::der::DerBatchArrays<T>& device_arrays,
+                         const kernels::der::DerStepParameters<T>& p);
+
 }  // namespace hairsim::cuda

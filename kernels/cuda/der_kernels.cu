@@ -16,12 +16,35 @@ __global__ void der_elastic_forces_kernel(kernels::der::DerBatchArrays<T> a) {
   kernels::der::elastic_forces(strand);
 }
 
+template <class T>
+__global__ void der_symplectic_step_kernel(kernels::der::DerBatchArrays<T> a,
+                                           kernels::der::DerStepParameters<T> p) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < a.strands) kernels::der::symplectic_step(kernels::der::Strand<T>{a, s}, p);
+}
+
+constexpr int kBlock = 128;
+int blocks_for(int strands) {
+  return (strands + kBlock - 1) / kBlock;
+}
+
 }  // namespace
 
 template <class T>
+void der_symplectic_step(const kernels::der::DerBatchArrays<T>& a,
+                         const kernels::der::DerStepParameters<T>& p) {
+  der_symplectic_step_kernel<<<blocks_for(a.strands), kBlock>>>(a, p);
+  HS_CUDA_CHECK(cudaGetLastError());
+}
+
+template void der_symplectic_step(const kernels::der::DerBatchArrays<float>&,
+                                  const kernels::der::DerStepParameters<float>&);
+template void der_symplectic_step(const kernels::der::DerBatchArrays<double>&,
+                                  const kernels::der::DerStepParameters<double>&);
+
+template <class T>
 void der_elastic_forces(const kernels::der::DerBatchArrays<T>& a) {
-  constexpr int kBlock = 128;
-  der_elastic_forces_kernel<<<(a.strands + kBlock - 1) / kBlock, kBlock>>>(a);
+  der_elastic_forces_kernel<<<blocks_for(a.strands), kBlock>>>(a);
   HS_CUDA_CHECK(cudaGetLastError());
 }
 
