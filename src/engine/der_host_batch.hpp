@@ -71,3 +71,34 @@ class DerHostBatch {
 };
 
 }  // namespace hairsim::engine
+
+#include "hairsim/material.hpp"
+#include "hairsim/strands.hpp"
+#include "reference/der/der_dynamics.hpp"
+
+namespace hairsim::engine {
+
+// Every strand of a hairstyle (all with the batch's vertex count: resample() first) at rest on
+// its own polyline (a groomed curl is at rest), material `m`, vertex masses lumped. The root edge
+// is the clamp (the kernels hold vertices 0 and 1 and θ⁰).
+template <class T>
+void load_strands(DerHostBatch<T>& batch, const StrandSet& strands, const RodMaterial& m) {
+  if (strands.strand_count() != std::size_t(batch.strands()))
+    throw Error("der batch", "expected " + std::to_string(batch.strands()) + " strands, got " +
+                                 std::to_string(strands.strand_count()));
+  for (std::size_t s = 0; s < strands.strand_count(); ++s)
+    if (strands.strand_size(s) != std::size_t(batch.vertices()))
+      throw Error("der batch, strand " + std::to_string(s),
+                  "has " + std::to_string(strands.strand_size(s)) + " vertices, the batch " +
+                      std::to_string(batch.vertices()) + " (resample first)");
+#pragma omp parallel for schedule(static)
+  for (int s = 0; s < batch.strands(); ++s) {
+    const auto points = strands.strand(std::size_t(s));
+    const der::DynamicRod rod =
+        der::rod_at_rest(std::vector<der::Vec3>(points.begin(), points.end()),
+                         m.bending_stiffness(), m.twist_stiffness(), m.linear_density());
+    batch.set_strand(s, rod.rest, rod.state, rod.mass);
+  }
+}
+
+}  // namespace hairsim::engine

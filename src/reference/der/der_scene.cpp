@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "hairsim/material.hpp"
 #include "reference/der/der_implicit.hpp"
 #include "scene/json_reader.hpp"
 
@@ -28,13 +29,14 @@ Stiffness parse_material(JsonReader m) {
     s.linear_density = m.number("linear_density", std::nullopt, "> 0", scene::positive);
     s.stretching = m.number("stretching_stiffness", 0.0, ">= 0", scene::non_negative);
   } else {
-    const double r = m.number("radius", 40e-6, "> 0", scene::positive);
-    const double e = m.number("youngs_modulus", 3e9, "> 0", scene::positive);
-    const double g = m.number("shear_modulus", e / (2 * (1 + 0.3)), "> 0", scene::positive);
-    const double rho = m.number("density", 1300, "> 0", scene::positive);
-    const double pi = std::numbers::pi;
-    s = {e * pi * std::pow(r, 4) / 4, g * pi * std::pow(r, 4) / 2, rho * pi * r * r,
-         e * pi * r * r};
+    RodMaterial mat;
+    mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
+    mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
+    mat.shear_modulus =
+        m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
+    mat.density = m.number("density", mat.density, "> 0", scene::positive);
+    s = {mat.bending_stiffness(), mat.twist_stiffness(), mat.linear_density(),
+         mat.stretching_stiffness()};
   }
   m.finish();
   return s;
