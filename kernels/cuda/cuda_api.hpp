@@ -10,6 +10,8 @@ namespace hairsim::cuda {
 // Number of usable CUDA devices; 0 when there is no driver or no device (never throws).
 int device_count();
 std::string device_name(int device = 0);
+// Waits for every launched kernel; throws (file and line) if one failed.
+void synchronize();
 
 // Smoke kernel: arc length of every strand of a host batch, computed on the device with the
 // same strand_arc_length() the cpu backend uses.

@@ -22,6 +22,8 @@ int device_count() {
   return n;
 }
 
+void synchronize() { HS_CUDA_CHECK(cudaDeviceSynchronize()); }
+
 std::string device_name(int device) {
   cudaDeviceProp prop{};
   HS_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "engine/der_bench.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
@@ -175,6 +176,43 @@ int cmd_run(const RunArgs& a) {
   return 0;
 }
 
+struct BenchArgs {
+  std::string model = "der";
+  std::vector<std::string> backends{"cpu"}, precisions{"float"};
+  std::vector<int> strands{1000, 10000}, vertices{32};
+  int steps = 20;
+  std::string json;
+};
+
+// Prints one row per case (and writes them all to --json): ms/step and strand-vertex updates
+// per second of the DER symplectic step on each backend.
+int cmd_bench(const BenchArgs& a) {
+  if (a.model != "der") throw Error("--model", "only 'der' runs on the engine so far");
+  if (!a.json.empty() && std::filesystem::path(a.json).extension() != ".json")
+    throw Error("--json", "expected a .json file name");
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("%-9s %-6s %8s %4s %10s %12s  %s\n", "backend", "prec", "strands", "vert", "ms/step",
+              "SVU/s", "device");
+  for (const std::string& backend : a.backends)
+    for (const std::string& precision : a.precisions)
+      for (int n : a.strands)
+        for (int v : a.vertices) {
+          if (backend == "reference" && precision != "double") continue;
+          const engine::DerBenchResult r =
+              engine::run_der_bench({backend, precision, n, v, a.steps});
+          if (r.ran)
+            std::printf("%-9s %-6s %8d %4d %10.3f %12.3e  %s\n", backend.c_str(), precision.c_str(),
+                        n, v, r.ms_per_step, r.svu_per_second, r.device.c_str());
+          else
+            std::printf("%-9s %-6s %8d %4d  skipped: %s\n", backend.c_str(), precision.c_str(), n,
+                        v, r.note.c_str());
+          std::fflush(stdout);
+          rows.push_back(engine::to_json(r));
+        }
+  if (!a.json.empty()) io::write_file_atomically(a.json, rows.dump(2) + "\n");
+  return 0;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"hairsim: elastic-rod hair simulation (strand files, previews, generators)"};
   app.require_subcommand(1);
@@ -243,6 +281,26 @@ int run(int argc, char** argv) {
   runc->add_option("--set", run_args.overrides,
                    "override a scene field: key.path=value (repeatable)");
 
+  BenchArgs bench_args;
+  auto* bench = app.add_subcommand(
+      "bench", "Time one DER step of generated hair (symplectic, no collisions) per backend");
+  bench->add_option("--model", bench_args.model, "rod model (der)")->capture_default_str();
+  bench->add_option("--backend", bench_args.backends, "reference, cpu, cuda (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--precision", bench_args.precisions, "float, double (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--strands", bench_args.strands, "strand counts (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--vertices", bench_args.vertices, "vertices per strand (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--steps", bench_args.steps, "timed steps per case (after 3 warm-up steps)")
+      ->capture_default_str();
+  bench->add_option("--json", bench_args.json, "also write the rows to this .json file");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -255,6 +313,7 @@ int run(int argc, char** argv) {
   if (*rend) return cmd_render(ren);
   if (*gener) return cmd_generate(gen);
   if (*runc) return cmd_run(run_args);
+  if (*bench) return cmd_bench(bench_args);
   return kExitBadInput;
 }
 

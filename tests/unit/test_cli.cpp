@@ -79,11 +79,49 @@ TEST(Cli, GenerateAndRenderWritePngAndHead) {
 
 TEST(Cli, HelpExitsZero) {
   ScratchDir dir;
-  for (const char* cmd :
-       {"--help", "info --help", "convert --help", "render --help", "generate --help"}) {
+  for (const char* cmd : {"--help", "info --help", "convert --help", "render --help",
+                          "generate --help", "bench --help"}) {
     const auto r = run_cli(cmd, dir);
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+TEST(Cli, BenchWritesOneRowPerCase) {
+  // 2 backends x 2 strand counts; the cuda rows say why they were skipped when no device is here.
+  ScratchDir dir;
+  const auto r = run_cli(
+      "bench --backend cpu,cuda --precision double --strands 8,16 --vertices 6 --steps 2 --json '" +
+          (dir / "bench.json").string() + "'",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto bytes = test::read_bytes(dir / "bench.json");
+  const auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["vertices"], 6);
+    if (row["backend"] == "cpu") {
+      EXPECT_TRUE(row["ran"].get<bool>());
+      // SVU/s is strands x vertices over the time of one step.
+      EXPECT_NEAR(row["svu_per_second"].get<double>() * row["ms_per_step"].get<double>() * 1e-3,
+                  row["strands"].get<double>() * 6, 1e-6 * row["strands"].get<double>());
+    } else if (!row["ran"].get<bool>()) {
+      EXPECT_FALSE(row["note"].get<std::string>().empty());
+    }
+  }
+}
+
+TEST(Cli, BenchRejectsUnknownBackendAndModel) {
+  ScratchDir dir;
+  for (const auto& [args, message] :
+       {std::pair{"bench --backend gpu", "--backend: must be reference, cpu or cuda"},
+        std::pair{"bench --model cosserat", "--model: only 'der' runs on the engine so far"},
+        std::pair{"bench --precision half", "--precision: must be float or double"},
+        std::pair{"bench --json out.txt", "--json: expected a .json file name"}}) {
+    const auto r = run_cli(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_TRUE(dir.files().empty()) << args;
   }
 }
 
