@@ -15,12 +15,14 @@ class DerDeviceBatch {
   explicit DerDeviceBatch(const kernels::der::DerBatchArrays<T>& host) : host_(host) {
     device_.strands = host.strands;
     device_.vertices = host.vertices;
+    device_.tile_width = host.tile_width;
+    const std::size_t padded = std::size_t(host.tile_count()) * host.tile_width;
     kernels::der::DerBatchArrays<T> source = host;
     std::vector<T*> sources;
     kernels::der::for_each_array(source, [&](T*& array, int) { sources.push_back(array); });
     std::size_t k = 0;
     kernels::der::for_each_array(device_, [&](T*& array, int rows) {
-      buffers_.emplace_back(std::size_t(rows) * host.strands);
+      buffers_.emplace_back(std::size_t(rows) * padded);
       buffers_.back().upload(sources[k++]);
       array = buffers_.back().data();
     });

@@ -1,6 +1,6 @@
 // Launchers only: the per-strand DER math is kernels/der/der_strand.hpp, shared with the cpu
-// backend. One thread per strand: neighbouring threads read neighbouring addresses of the
-// vertex-major batch.
+// backend. One thread per strand: a warp is a tile of 32 strands, and its threads read
+// neighbouring addresses.
 #include "cuda/check.hpp"
 #include "cuda/der_device_batch.hpp"
 
@@ -11,7 +11,7 @@ template <class T>
 __global__ void der_elastic_forces_kernel(kernels::der::DerBatchArrays<T> a) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= a.strands) return;
-  const kernels::der::Strand<T> strand{a, s};
+  const kernels::der::Strand<T> strand = kernels::der::strand_of(a, s);
   kernels::der::compute_frames(strand);
   kernels::der::elastic_forces(strand);
 }
@@ -20,7 +20,7 @@ template <class T>
 __global__ void der_symplectic_step_kernel(kernels::der::DerBatchArrays<T> a,
                                            kernels::der::DerStepParameters<T> p) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s < a.strands) kernels::der::symplectic_step(kernels::der::Strand<T>{a, s}, p);
+  if (s < a.strands) kernels::der::symplectic_step(kernels::der::strand_of(a, s), p);
 }
 
 constexpr int kBlock = 128;

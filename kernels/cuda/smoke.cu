@@ -22,7 +22,9 @@ int device_count() {
   return n;
 }
 
-void synchronize() { HS_CUDA_CHECK(cudaDeviceSynchronize()); }
+void synchronize() {
+  HS_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 std::string device_name(int device) {
   cudaDeviceProp prop{};

@@ -14,11 +14,18 @@
 
 namespace hairsim::kernels::der {
 
-// Pointers into the batch arrays. Per-vertex arrays hold `vertices` rows, per-edge arrays
-// `vertices - 1` rows, per-strand arrays one row; every row has `strands` entries.
+// Pointers into the batch arrays, tiled: strands are grouped in tiles of `tile_width`; inside a
+// tile the layout is vertex-major (entry (i, lane) at i * tile_width + lane), and the tiles of an
+// array follow each other (tile t starts at t * rows * tile_width). Neighbouring strands are
+// neighbouring addresses, as the design asks: a warp of 32 threads reads 32 consecutive values,
+// and one host thread walking a strand strides tile_width values, not the whole batch
+// (docs/architecture.md). Per-vertex arrays have `vertices` rows, per-edge arrays
+// `vertices - 1`, per-strand arrays 1 (so they are plain arrays indexed by strand).
 template <class T>
 struct DerBatchArrays {
   int strands = 0, vertices = 0;
+  int tile_width = 32;  // strands per tile (the row stride)
+  HS_HD int tile_count() const { return (strands + tile_width - 1) / tile_width; }
   // State.
   T* position[3] = {};  // m, per vertex
   T* velocity[3] = {};  // m/s, per vertex
@@ -58,7 +65,7 @@ struct DerBatchArrays {
 // Every array of the batch with its row count (vertices, edges, or 1 for per-strand values): the
 // one list of fields, for the code that allocates, copies or maps them. f(T*& array, int rows).
 template <class T, class F>
-void for_each_array(DerBatchArrays<T>& a, F&& f) {
+HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
   const int v = a.vertices, e = a.vertices - 1;
   for (int k = 0; k < 3; ++k) {
     f(a.position[k], v), f(a.velocity[k], v), f(a.u0[k], 1), f(a.tangent[k], e);
@@ -72,19 +79,37 @@ void for_each_array(DerBatchArrays<T>& a, F&& f) {
   f(a.tri_solution, e), f(a.tri_scratch, e), f(a.theta_saved, e);
 }
 
-// One strand's view of the batch arrays.
+// The arrays of tile t (pointers moved to the tile's start, `strands` its strand count).
+template <class T>
+HS_HD DerBatchArrays<T> tile_view(const DerBatchArrays<T>& batch, int t) {
+  DerBatchArrays<T> tile = batch;
+  tile.strands = batch.strands - t * batch.tile_width < batch.tile_width
+                     ? batch.strands - t * batch.tile_width
+                     : batch.tile_width;
+  const long offset = long(t) * batch.tile_width;
+  for_each_array(tile, [&](T*& array, int rows) { array += offset * rows; });
+  return tile;
+}
+
+// One strand's view: its tile's arrays and its lane in the tile.
 template <class T>
 struct Strand {
-  const DerBatchArrays<T>& a;
-  int s;
+  DerBatchArrays<T> a;  // the tile's
+  int s;                // lane
 
   HS_HD int edges() const { return a.vertices - 1; }
-  HS_HD Strided<T> per_row(T* p) const { return {p + s, a.strands}; }
+  HS_HD Strided<T> per_row(T* p) const { return {p + s, a.tile_width}; }
   HS_HD StridedVector3<T> vectors(T* const (&p)[3]) const {
-    return {p[0] + s, p[1] + s, p[2] + s, a.strands};
+    return {p[0] + s, p[1] + s, p[2] + s, a.tile_width};
   }
   HS_HD T strand_value(const T* p) const { return p[s]; }
 };
+
+// Strand number s of the batch.
+template <class T>
+HS_HD Strand<T> strand_of(const DerBatchArrays<T>& batch, int s) {
+  return {tile_view(batch, s / batch.tile_width), s % batch.tile_width};
+}
 
 // Curvature binormal (κb)_i = 2 e^{i-1} × e^i / (|e^{i-1}| |e^i| + e^{i-1}·e^i), eq. (1).
 template <class T>

@@ -5,12 +5,16 @@
 
 namespace hairsim::engine {
 
+// One thread per tile (the tiles' strands in turn): a thread's strands share cache lines.
 template <class T>
 void der_symplectic_step_cpu(const kernels::der::DerBatchArrays<T>& a,
                              const kernels::der::DerStepParameters<T>& p) {
 #pragma omp parallel for schedule(static)
-  for (int s = 0; s < a.strands; ++s)
-    kernels::der::symplectic_step(kernels::der::Strand<T>{a, s}, p);
+  for (int t = 0; t < a.tile_count(); ++t) {
+    const kernels::der::DerBatchArrays<T> tile = kernels::der::tile_view(a, t);
+    for (int lane = 0; lane < tile.strands; ++lane)
+      kernels::der::symplectic_step(kernels::der::Strand<T>{tile, lane}, p);
+  }
 }
 
 }  // namespace hairsim::engine

@@ -14,12 +14,15 @@ namespace hairsim::engine {
 template <class T>
 class DerHostBatch {
  public:
-  DerHostBatch(int strands, int vertices) {
-    if (strands < 1 || vertices < 3) throw Error("der batch", "needs >= 1 strand of >= 3 vertices");
+  DerHostBatch(int strands, int vertices, int tile_width = 32) {
+    if (strands < 1 || vertices < 3 || tile_width < 1)
+      throw Error("der batch", "needs >= 1 strand of >= 3 vertices, tiles of >= 1 strand");
     arrays_.strands = strands;
     arrays_.vertices = vertices;
+    arrays_.tile_width = tile_width;
+    const std::size_t padded = std::size_t(arrays_.tile_count()) * tile_width;
     kernels::der::for_each_array(arrays_, [&](T*& array, int rows) {
-      storage_.emplace_back(std::size_t(rows) * strands, T(0));
+      storage_.emplace_back(std::size_t(rows) * padded, T(0));
       array = storage_.back().data();
     });
   }
@@ -29,7 +32,18 @@ class DerHostBatch {
   int strands() const { return arrays_.strands; }
   int vertices() const { return arrays_.vertices; }
   const kernels::der::DerBatchArrays<T>& arrays() const { return arrays_; }
-  std::size_t index(int row, int s) const { return std::size_t(row) * arrays_.strands + s; }
+  // Offset of row `row` of strand s in an array of `rows` rows (tiled layout).
+  std::size_t index(int row, int s, int rows) const {
+    const int w = arrays_.tile_width;
+    return (std::size_t(s / w) * rows + row) * w + s % w;
+  }
+  std::size_t vertex_index(int i, int s) const { return index(i, s, vertices()); }
+  std::size_t edge_index(int j, int s) const { return index(j, s, vertices() - 1); }
+  der::Vec3 position(int s, int i) const {
+    const std::size_t at = vertex_index(i, s);
+    return {double(arrays_.position[0][at]), double(arrays_.position[1][at]),
+            double(arrays_.position[2][at])};
+  }
 
   // Strand s from the reference's rest shape and state: an open rod of `vertices` vertices whose
   // bending matrices are all α Id (the batch is isotropic), vertex masses `mass` (kg), at rest.
@@ -48,7 +62,7 @@ class DerHostBatch {
     a.twist[s] = T(rest.twist_modulus);
     for (int k = 0; k < 3; ++k) a.u0[k][s] = T(state.u0[k]);
     for (int i = 0; i < n; ++i) {
-      const std::size_t at = index(i, s);
+      const std::size_t at = vertex_index(i, s);
       for (int k = 0; k < 3; ++k) {
         a.position[k][at] = T(state.x[i][k]);
         a.velocity[k][at] = T(0);
@@ -60,8 +74,8 @@ class DerHostBatch {
           a.rest_curvature[2 * slot + k][at] = T(rest.curvature[i][slot][k]);
     }
     for (int j = 0; j + 1 < n; ++j) {
-      a.theta[index(j, s)] = T(state.theta[j]);
-      a.edge_length[index(j, s)] = T(rest.edge_length[j]);
+      a.theta[edge_index(j, s)] = T(state.theta[j]);
+      a.edge_length[edge_index(j, s)] = T(rest.edge_length[j]);
     }
   }
 

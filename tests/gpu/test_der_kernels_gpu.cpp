@@ -34,12 +34,12 @@ void expect_device_forces_match_host(double tolerance) {
   const auto& d = device_result.arrays();
   double worst = 0, scale = 0;
   for (int s = 0; s < strands; ++s) {
-    const kernels::der::Strand<T> st{h, s};
+    const kernels::der::Strand<T> st = kernels::der::strand_of(h, s);
     kernels::der::compute_frames(st);
     kernels::der::elastic_forces(st);
     for (int i = 0; i < vertices; ++i)
       for (int k = 0; k < 3; ++k) {
-        const std::size_t at = host.index(i, s);
+        const std::size_t at = host.vertex_index(i, s);
         worst = std::max(worst, double(std::abs(h.force[k][at] - d.force[k][at])));
         scale = std::max(scale, double(std::abs(h.force[k][at])));
       }
@@ -99,7 +99,7 @@ void expect_device_steps_match_host(double tolerance) {
   for (int i = 0; i < vertices; ++i)
     for (int s = 0; s < strands; ++s)
       for (int k = 0; k < 3; ++k) {
-        const std::size_t at = host.index(i, s);
+        const std::size_t at = host.vertex_index(i, s);
         worst = std::max(worst, double(std::abs(host.arrays().position[k][at] -
                                                 device_result.arrays().position[k][at])));
       }

@@ -37,19 +37,20 @@ TEST(DerBatchRun, TenThousandStrandsStayFiniteAndInextensible) {
   double worst_strain = 0, moved = 0;
   for (int s = 0; s < batch.strands(); ++s) {
     double length = 0;
-    for (int j = 0; j + 1 < batch.vertices(); ++j) length += a.edge_length[batch.index(j, s)];
+    for (int j = 0; j + 1 < batch.vertices(); ++j) length += a.edge_length[batch.edge_index(j, s)];
     for (int j = 0; j + 1 < batch.vertices(); ++j) {
       double d2 = 0;
       for (int k = 0; k < 3; ++k) {
-        const double d = a.position[k][batch.index(j + 1, s)] - a.position[k][batch.index(j, s)];
-        finite = finite && std::isfinite(a.position[k][batch.index(j, s)]);
+        const double d =
+            a.position[k][batch.vertex_index(j + 1, s)] - a.position[k][batch.vertex_index(j, s)];
+        finite = finite && std::isfinite(a.position[k][batch.vertex_index(j, s)]);
         d2 += d * d;
       }
-      worst_strain = std::max(worst_strain,
-                              std::abs(std::sqrt(d2) - a.edge_length[batch.index(j, s)]) / length);
+      worst_strain = std::max(
+          worst_strain, std::abs(std::sqrt(d2) - a.edge_length[batch.edge_index(j, s)]) / length);
     }
     const auto tip = hair.strand(std::size_t(s)).back();
-    const std::size_t last = batch.index(batch.vertices() - 1, s);
+    const std::size_t last = batch.vertex_index(batch.vertices() - 1, s);
     moved = std::max(moved, std::abs(a.position[1][last] - tip.y()));
   }
   std::cout << "dt " << p.dt << " s; largest edge error " << worst_strain << " L; largest tip drop "
