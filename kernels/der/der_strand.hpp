@@ -309,15 +309,22 @@ HS_HD constexpr T energy_round_off() {
   return T(45) * (sizeof(T) == sizeof(float) ? T(1.1920929e-7) : T(2.220446049250313e-16));
 }
 
+template <class T>
+struct TwistResult {
+  T residual;
+  int iterations;
+};
+
 // Quasistatic material frame (§5.1) of a strand whose first material frame is held (θ^0 fixed)
 // and whose last edge is free: naturally straight strands take the uniform twist of eqs. (5)-(6)
 // (with the tip free, every θ equals θ^0); others Newton on ∂E/∂θ^j = 0 (j >= 1) with the
 // tridiagonal Hessian solved by Thomas (a 1e-12 relative diagonal shift, clamped row 0) and an
 // Armijo backtracking line search allowing energy_round_off() |E|, falling back to steepest
 // descent where the Hessian is not positive definite: the reference's algorithm step for step.
-// Needs compute_frames; leaves the frames updated. Returns the residual max_{j>=1} |∂E/∂θ^j|.
+// Needs compute_frames; leaves the frames updated. Returns the residual max_{j>=1} |∂E/∂θ^j| and
+// the Newton iterations taken.
 template <class T>
-HS_HD T solve_twist(const Strand<T>& st, T tolerance, int max_iterations) {
+HS_HD TwistResult<T> solve_twist(const Strand<T>& st, T tolerance, int max_iterations) {
   const DerBatchArrays<T>& a = st.a;
   const int n = st.edges();
   const Strided<T> theta = st.per_row(a.theta), g = st.per_row(a.tri_rhs),
@@ -332,7 +339,8 @@ HS_HD T solve_twist(const Strand<T>& st, T tolerance, int max_iterations) {
     update_material_frames(st);
   }
   T residual = 0;
-  for (int iteration = 0;; ++iteration) {
+  int iteration = 0;
+  for (;; ++iteration) {
     theta_gradient(st, g);
     residual = 0;
     for (int j = 1; j < n; ++j) residual = std::fmax(residual, std::fabs(g[j]));
@@ -363,7 +371,7 @@ HS_HD T solve_twist(const Strand<T>& st, T tolerance, int max_iterations) {
       if (elastic_energy(st) <= e0 + T(1e-4) * alpha * slope + allowance) break;
     }
   }
-  return residual;
+  return {residual, iteration};
 }
 
 // Fast projection (Goldenthal et al. 2007; DER §8.1) of the new positions onto the edge
@@ -420,12 +428,18 @@ struct DerStepParameters {
   int max_twist_iterations = 50;
 };
 
+// Iterations one step took (summed over strands by the backends, reported by the benchmark).
+struct StepCounts {
+  long projection_iterations = 0;
+  long twist_iterations = 0;
+};
+
 // One step of Algorithm 1 for a hair strand (root clamp fixed in place, tip free): forces of the
 // quasistatic rod (§7.1), symplectic Euler (§7.2), fast projection with the velocity update
 // v = (x_projected - x_old)/h (§8.1), the Bishop frame carried in time (u⁰ parallel-transported
 // from the old first tangent to the new, §4.2.2), and the quasistatic twist (§5.1).
 template <class T>
-HS_HD void symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
   const int nv = a.vertices;
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
@@ -443,7 +457,9 @@ HS_HD void symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
     v.set(i, vn);
     x.set(i, x.get(i) + p.dt * vn);
   }
-  project_lengths(st, p.length_tolerance, p.max_projection_iterations);
+  StepCounts counts;
+  counts.projection_iterations =
+      project_lengths(st, p.length_tolerance, p.max_projection_iterations);
   for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
   // Time-parallel transport of u⁰, kept exactly adapted to the new first tangent.
   const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
@@ -454,7 +470,8 @@ HS_HD void symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   u0 = u0 / norm(u0);
   a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
   compute_frames(st);
-  solve_twist(st, p.twist_tolerance, p.max_twist_iterations);
+  counts.twist_iterations = solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
+  return counts;
 }
 
 }  // namespace hairsim::kernels::der

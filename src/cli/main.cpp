@@ -184,15 +184,22 @@ struct BenchArgs {
   std::string json;
 };
 
-// Prints one row per case (and writes them all to --json): ms/step and strand-vertex updates
-// per second of the DER symplectic step on each backend.
+std::string iterations(double mean) {
+  if (mean < 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", mean);
+  return text;
+}
+
+// Prints one row per case (and writes them all to --json): ms/step, strand-vertex updates per
+// second and mean iterations (projection, twist Newton) per strand and step, per backend.
 int cmd_bench(const BenchArgs& a) {
   if (a.model != "der") throw Error("--model", "only 'der' runs on the engine so far");
   if (!a.json.empty() && std::filesystem::path(a.json).extension() != ".json")
     throw Error("--json", "expected a .json file name");
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-9s %-6s %8s %4s %10s %12s  %s\n", "backend", "prec", "strands", "vert", "ms/step",
-              "SVU/s", "device");
+  std::printf("%-9s %-6s %8s %4s %10s %12s %6s %6s  %s\n", "backend", "prec", "strands", "vert",
+              "ms/step", "SVU/s", "proj", "twist", "device");
   for (const std::string& backend : a.backends)
     for (const std::string& precision : a.precisions)
       for (int n : a.strands)
@@ -201,8 +208,10 @@ int cmd_bench(const BenchArgs& a) {
           const engine::DerBenchResult r =
               engine::run_der_bench({backend, precision, n, v, a.steps});
           if (r.ran)
-            std::printf("%-9s %-6s %8d %4d %10.3f %12.3e  %s\n", backend.c_str(), precision.c_str(),
-                        n, v, r.ms_per_step, r.svu_per_second, r.device.c_str());
+            std::printf("%-9s %-6s %8d %4d %10.3f %12.3e %6s %6s  %s\n", backend.c_str(),
+                        precision.c_str(), n, v, r.ms_per_step, r.svu_per_second,
+                        iterations(r.projection_iterations).c_str(),
+                        iterations(r.twist_iterations).c_str(), r.device.c_str());
           else
             std::printf("%-9s %-6s %8d %4d  skipped: %s\n", backend.c_str(), precision.c_str(), n,
                         v, r.note.c_str());

@@ -19,7 +19,9 @@ struct DerBenchResult {
   double ms_per_step = 0;
   double svu_per_second = 0;  // strand-vertex updates per second
   std::string device;         // CPU model and threads, or GPU name
-  bool ran = false;           // false: backend not available here (`note` says why)
+  // Mean iterations per strand and step (cpu backend; -1 where not measured).
+  double projection_iterations = -1, twist_iterations = -1;
+  bool ran = false;  // false: backend not available here (`note` says why)
   std::string note;
 };
 

@@ -6,15 +6,22 @@
 namespace hairsim::engine {
 
 // One thread per tile (the tiles' strands in turn): a thread's strands share cache lines.
+// Returns the iterations summed over the strands.
 template <class T>
-void der_symplectic_step_cpu(const kernels::der::DerBatchArrays<T>& a,
-                             const kernels::der::DerStepParameters<T>& p) {
-#pragma omp parallel for schedule(static)
+kernels::der::StepCounts der_symplectic_step_cpu(const kernels::der::DerBatchArrays<T>& a,
+                                                 const kernels::der::DerStepParameters<T>& p) {
+  long projection = 0, twist = 0;
+#pragma omp parallel for schedule(static) reduction(+ : projection, twist)
   for (int t = 0; t < a.tile_count(); ++t) {
     const kernels::der::DerBatchArrays<T> tile = kernels::der::tile_view(a, t);
-    for (int lane = 0; lane < tile.strands; ++lane)
-      kernels::der::symplectic_step(kernels::der::Strand<T>{tile, lane}, p);
+    for (int lane = 0; lane < tile.strands; ++lane) {
+      const kernels::der::StepCounts c =
+          kernels::der::symplectic_step(kernels::der::Strand<T>{tile, lane}, p);
+      projection += c.projection_iterations;
+      twist += c.twist_iterations;
+    }
   }
+  return {projection, twist};
 }
 
 }  // namespace hairsim::engine
