@@ -38,6 +38,8 @@ struct DerBatchArrays {
   T* mass = nullptr;            // kg, per vertex
   T* bending = nullptr;         // N m², per strand: α (B = α Id)
   T* twist = nullptr;           // N m², per strand: β
+  T* root_rest[6] = {};         // m, per strand: vertices 0 and 1 (x, y, z each) at t = 0
+  T* root_m1[3] = {};           // per strand: m1 of edge 0 at t = 0 (the root clamp's frame)
   // Derived per step (compute_frames): one place computes them, everything else reads them.
   T* tangent[3] = {};    // per edge
   T* bishop_u[3] = {};   // per edge
@@ -74,6 +76,8 @@ HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
   for (int k = 0; k < 4; ++k) f(a.rest_curvature[k], v), f(a.curvature[k], v);
   f(a.theta, e), f(a.edge_length, e), f(a.voronoi_length, v), f(a.mass, v);
   f(a.bending, 1), f(a.twist, 1), f(a.length, e), f(a.edge_scratch, e);
+  for (int k = 0; k < 6; ++k) f(a.root_rest[k], 1);
+  for (int k = 0; k < 3; ++k) f(a.root_m1[k], 1);
   for (int k = 0; k < 3; ++k) f(a.previous_position[k], v), f(a.edge_vector[k], e);
   f(a.tri_lower, e), f(a.tri_diag, e), f(a.tri_upper, e), f(a.tri_rhs, e);
   f(a.tri_solution, e), f(a.tri_scratch, e), f(a.theta_saved, e);
@@ -416,9 +420,25 @@ HS_HD int project_lengths(const Strand<T>& st, T tolerance, int max_iterations) 
   return iteration;
 }
 
+// A rigid motion about a centre: p -> centre + R (p - centre) + translation (the head's pose,
+// which carries every root clamp).
+template <class T>
+struct RigidPose {
+  Vector3<T> row[3] = {{T(1), T(0), T(0)}, {T(0), T(1), T(0)}, {T(0), T(0), T(1)}};  // R
+  Vector3<T> center, translation;
+
+  HS_HD Vector3<T> rotate(const Vector3<T>& v) const {
+    return {dot(row[0], v), dot(row[1], v), dot(row[2], v)};
+  }
+  HS_HD Vector3<T> apply(const Vector3<T>& p) const {
+    return center + rotate(p - center) + translation;
+  }
+};
+
 // Parameters of one step of every strand of a batch.
 template <class T>
 struct DerStepParameters {
+  RigidPose<T> head;       // pose of the root clamps at the end of the step (t + dt)
   T dt = 0;                // s
   Vector3<T> gravity;      // m/s²
   T damping = 0;           // 1/s: force -damping m v
@@ -434,10 +454,12 @@ struct StepCounts {
   long twist_iterations = 0;
 };
 
-// One step of Algorithm 1 for a hair strand (root clamp fixed in place, tip free): forces of the
-// quasistatic rod (§7.1), symplectic Euler (§7.2), fast projection with the velocity update
-// v = (x_projected - x_old)/h (§8.1), the Bishop frame carried in time (u⁰ parallel-transported
-// from the old first tangent to the new, §4.2.2), and the quasistatic twist (§5.1).
+// One step of Algorithm 1 for a hair strand (root clamp carried by the head, tip free): forces
+// of the quasistatic rod (§7.1), symplectic Euler (§7.2), the root vertices placed by the head
+// pose, fast projection with the velocity update v = (x_projected - x_old)/h (§8.1), the Bishop
+// frame carried in time (u⁰ parallel-transported from the old first tangent to the new,
+// §4.2.2), θ⁰ from the head-rotated root frame (unwrapped to the nearest turn), and the
+// quasistatic twist (§5.1).
 template <class T>
 HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
@@ -458,6 +480,10 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
     x.set(i, x.get(i) + p.dt * vn);
   }
   StepCounts counts;
+  for (int k = 0; k < 2; ++k)
+    x.set(k, p.head.apply({st.strand_value(a.root_rest[3 * k]),
+                           st.strand_value(a.root_rest[3 * k + 1]),
+                           st.strand_value(a.root_rest[3 * k + 2])}));
   counts.projection_iterations =
       project_lengths(st, p.length_tolerance, p.max_projection_iterations);
   for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
@@ -469,6 +495,12 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
   u0 = u0 - dot(u0, new_t0) * new_t0;
   u0 = u0 / norm(u0);
   a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
+  const Vector3<T> m1 = p.head.rotate({st.strand_value(a.root_m1[0]), st.strand_value(a.root_m1[1]),
+                                       st.strand_value(a.root_m1[2])});
+  const T angle = std::atan2(dot(m1, cross(new_t0, u0)), dot(m1, u0));
+  const T turn = T(2) * T(3.14159265358979323846);
+  T& theta0 = a.theta[st.s];
+  theta0 = angle + turn * std::floor((theta0 - angle) / turn + T(0.5));
   compute_frames(st);
   counts.twist_iterations = solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
   return counts;

@@ -61,6 +61,13 @@ class DerHostBatch {
     a.bending[s] = T(alpha);
     a.twist[s] = T(rest.twist_modulus);
     for (int k = 0; k < 3; ++k) a.u0[k][s] = T(state.u0[k]);
+    // The root clamp at t = 0: vertices 0 and 1 and the material vector of edge 0.
+    const der::Vec3 root_m1 = der::compute_frames(state).m1.front();
+    for (int k = 0; k < 3; ++k) {
+      a.root_rest[k][s] = T(state.x[0][k]);
+      a.root_rest[3 + k][s] = T(state.x[1][k]);
+      a.root_m1[k][s] = T(root_m1[k]);
+    }
     for (int i = 0; i < n; ++i) {
       const std::size_t at = vertex_index(i, s);
       for (int k = 0; k < 3; ++k) {

@@ -142,7 +142,8 @@ namespace {
 
 Vec3 place_clamp(const Clamp& c, double t, std::vector<Vec3>& x, const RestShape& rest) {
   const Mat3 r = c.motion.rotation(t);
-  const Vec3 pivot = c.pivot + c.motion.translation(t);
+  const Vec3 center = c.motion.center.value_or(c.pivot);
+  const Vec3 pivot = center + r * (c.pivot - center) + c.motion.translation(t);
   const int a = c.edge, b = rest.vertex_after(c.edge);
   x[a] = pivot + r * c.offset[0];
   x[b] = pivot + r * c.offset[1];

@@ -3,6 +3,7 @@
 // inextensibility enforced by fast projection (§8.1), the material frame quasistatic (§5.1).
 #include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "reference/der/der_rod.hpp"
@@ -12,7 +13,8 @@ namespace hairsim::der {
 // Prescribed motion of a clamp relative to its pose at t = 0: constant rates plus one sinusoid,
 // evaluated at τ = min(t, duration) (after `duration` the clamp holds its pose).
 //   translation(t) = velocity τ + translation_amplitude sin(2π f τ)
-//   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about the pivot
+//   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about `center`
+//                    (default: the clamp's pivot)
 //   twist(t)       = twist_rate τ + twist_amplitude sin(2π f τ), about the clamped edge
 struct ClampMotion {
   Vec3 velocity = Vec3::Zero();                               // m/s
@@ -23,6 +25,9 @@ struct ClampMotion {
   double twist_amplitude = 0;                                 // rad
   double frequency = 0;                                       // Hz
   double duration = std::numeric_limits<double>::infinity();  // s
+  // Centre of the rotation (m, world); default the clamp's pivot. A head turning about its
+  // centre moves every root clamp with the same motion and this centre.
+  std::optional<Vec3> center;
 
   Vec3 translation(double t) const;
   Mat3 rotation(double t) const;
