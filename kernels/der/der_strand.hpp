@@ -7,6 +7,7 @@
 // test_der_strand_kernels.cpp compares every quantity here with it.
 #include <cmath>
 
+#include "common/colliders.hpp"
 #include "common/hd.hpp"
 #include "common/strided.hpp"
 #include "common/thomas.hpp"
@@ -52,6 +53,7 @@ struct DerBatchArrays {
   T* force[3] = {};              // N, per vertex
   T* previous_position[3] = {};  // m, per vertex: the start of the step
   T* edge_vector[3] = {};        // m, per edge: e^j as a projection iteration linearised it
+  T* pinned = nullptr;           // per vertex: 1 where the projection may not move it
   T* edge_scratch = nullptr;     // per edge
   // Per edge: a tridiagonal system (twist Hessian or projection matrix), its solution, the
   // Thomas scratch, and θ saved by the line search.
@@ -79,6 +81,7 @@ HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
   for (int k = 0; k < 6; ++k) f(a.root_rest[k], 1);
   for (int k = 0; k < 3; ++k) f(a.root_m1[k], 1);
   for (int k = 0; k < 3; ++k) f(a.previous_position[k], v), f(a.edge_vector[k], e);
+  f(a.pinned, v);
   f(a.tri_lower, e), f(a.tri_diag, e), f(a.tri_upper, e), f(a.tri_rhs, e);
   f(a.tri_solution, e), f(a.tri_scratch, e), f(a.theta_saved, e);
 }
@@ -379,10 +382,10 @@ HS_HD TwistResult<T> solve_twist(const Strand<T>& st, T tolerance, int max_itera
 }
 
 // Fast projection (Goldenthal et al. 2007; DER §8.1) of the new positions onto the edge
-// lengths, vertices 0 and 1 (the root clamp) held: Newton steps on C_j = |e^j|² - |ē^j|² in the
-// mass metric, each a tridiagonal solve (∇C M⁻¹ ∇Cᵀ) δλ = C by Thomas; edge 0 (both ends held)
-// is dropped. Stops when every edge is within `tolerance` (m) of its rest length. Returns the
-// number of iterations.
+// lengths, the vertices marked in `pinned` held (the root clamp; contacts): Newton steps on
+// C_j = |e^j|² - |ē^j|² in the mass metric, each a tridiagonal solve (∇C M⁻¹ ∇Cᵀ) δλ = C by
+// Thomas; edges with both ends held are dropped and not measured. Stops when every other edge is
+// within `tolerance` (m) of its rest length. Returns the number of iterations.
 template <class T>
 HS_HD int project_lengths(const Strand<T>& st, T tolerance, int max_iterations) {
   const DerBatchArrays<T>& a = st.a;
@@ -392,15 +395,17 @@ HS_HD int project_lengths(const Strand<T>& st, T tolerance, int max_iterations) 
                    lower = st.per_row(a.tri_lower), diag = st.per_row(a.tri_diag),
                    upper = st.per_row(a.tri_upper), c = st.per_row(a.tri_rhs),
                    dl = st.per_row(a.tri_solution), scratch = st.per_row(a.tri_scratch);
-  auto inverse_mass = [&](int i) { return i < 2 ? T(0) : T(1) / mass[i]; };
+  const Strided<T> pinned = st.per_row(a.pinned);
+  auto inverse_mass = [&](int i) { return pinned[i] != T(0) ? T(0) : T(1) / mass[i]; };
   int iteration = 0;
   for (;; ++iteration) {
-    T worst = 0;  // over the edges the projection moves (not edge 0)
+    T worst = 0;  // over the edges the projection moves
     for (int j = 0; j < n; ++j) {
       const Vector3<T> e = x.get(j + 1) - x.get(j);
       edge.set(j, e);
       c[j] = dot(e, e) - rest[j] * rest[j];
-      if (j > 0) worst = std::fmax(worst, std::fabs(norm(e) - rest[j]));
+      if (pinned[j] == T(0) || pinned[j + 1] == T(0))
+        worst = std::fmax(worst, std::fabs(norm(e) - rest[j]));
     }
     if (worst <= tolerance || iteration == max_iterations) break;
     for (int j = 0; j < n; ++j) {
@@ -409,7 +414,12 @@ HS_HD int project_lengths(const Strand<T>& st, T tolerance, int max_iterations) 
       upper[j] = j + 1 < n ? -4 * dot(e, edge.get(j + 1)) * inverse_mass(j + 1) : T(0);
       lower[j] = j > 0 ? -4 * dot(edge.get(j - 1), e) * inverse_mass(j) : T(0);
     }
-    diag[0] = T(1), c[0] = T(0), upper[0] = T(0), lower[1] = T(0);  // edge 0: both ends held
+    for (int j = 0; j < n; ++j)
+      if (diag[j] == T(0)) {  // both ends held: drop the constraint
+        diag[j] = T(1), c[j] = T(0), upper[j] = lower[j] = T(0);
+        if (j > 0) upper[j - 1] = T(0);
+        if (j + 1 < n) lower[j + 1] = T(0);
+      }
     if (!thomas_solve(n, lower, diag, upper, c, dl, scratch)) break;
     for (int j = 0; j < n; ++j) {        // x <- x - M⁻¹ ∇Cᵀ δλ, ∇C_j = (-2e^j, +2e^j)
       const Vector3<T> e = edge.get(j);  // as linearised, not as moved by edge j - 1
@@ -433,12 +443,23 @@ struct RigidPose {
   HS_HD Vector3<T> apply(const Vector3<T>& p) const {
     return center + rotate(p - center) + translation;
   }
+  HS_HD Vector3<T> rotate_back(const Vector3<T>& v) const {  // Rᵀ v
+    return v.x * row[0] + v.y * row[1] + v.z * row[2];
+  }
+  HS_HD Vector3<T> apply_inverse(const Vector3<T>& p) const {
+    return center + rotate_back(p - translation - center);
+  }
 };
+
+constexpr int kMaxColliders = 8;
 
 // Parameters of one step of every strand of a batch.
 template <class T>
 struct DerStepParameters {
-  RigidPose<T> head;       // pose of the root clamps at the end of the step (t + dt)
+  RigidPose<T> head;           // pose of the root clamps and colliders at the end of the step
+  RigidPose<T> head_previous;  // ... and at its start (for the colliders' surface velocity)
+  Collider<T> colliders[kMaxColliders];  // head frame
+  int collider_count = 0;
   T dt = 0;                // s
   Vector3<T> gravity;      // m/s²
   T damping = 0;           // 1/s: force -damping m v
@@ -448,10 +469,35 @@ struct DerStepParameters {
   int max_twist_iterations = 50;
 };
 
+// Contacts with the head colliders at the end of the step: every free vertex inside one is put
+// on its surface and pinned, its velocity (as it penetrated) replaced by the contact velocity
+// (inelastic, Coulomb friction, relative to the surface's own velocity). Returns how many
+// vertices were in contact.
+template <class T>
+HS_HD int resolve_contacts(const Strand<T>& st, const DerStepParameters<T>& p) {
+  const DerBatchArrays<T>& a = st.a;
+  const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity);
+  const Strided<T> pinned = st.per_row(a.pinned);
+  int touching = 0;
+  for (int i = 2; i < a.vertices; ++i)
+    for (int c = 0; c < p.collider_count; ++c) {
+      const Contact<T> k = contact(p.colliders[c], p.head.apply_inverse(x.get(i)));
+      if (!k.inside) continue;
+      const Vector3<T> surface = p.head.apply(k.surface);
+      const Vector3<T> w = (surface - p.head_previous.apply(k.surface)) / p.dt;
+      x.set(i, surface);
+      v.set(i, contact_velocity(v.get(i), w, p.head.rotate(k.normal), p.colliders[c].friction));
+      pinned[i] = T(1);
+      ++touching;
+    }
+  return touching;
+}
+
 // Iterations one step took (summed over strands by the backends, reported by the benchmark).
 struct StepCounts {
   long projection_iterations = 0;
   long twist_iterations = 0;
+  long contacts = 0;  // vertices put back on a collider's surface
 };
 
 // One step of Algorithm 1 for a hair strand (root clamp carried by the head, tip free): forces
@@ -484,9 +530,18 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
     x.set(k, p.head.apply({st.strand_value(a.root_rest[3 * k]),
                            st.strand_value(a.root_rest[3 * k + 1]),
                            st.strand_value(a.root_rest[3 * k + 2])}));
+  const Strided<T> pinned = st.per_row(a.pinned);
+  for (int i = 0; i < nv; ++i) pinned[i] = i < 2 ? T(1) : T(0);
   counts.projection_iterations =
       project_lengths(st, p.length_tolerance, p.max_projection_iterations);
   for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  counts.contacts = resolve_contacts(st, p);
+  if (counts.contacts > 0) {  // contacts pinned; the rest back onto the edge lengths
+    counts.projection_iterations +=
+        project_lengths(st, p.length_tolerance, p.max_projection_iterations);
+    for (int i = 2; i < nv; ++i)
+      if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  }
   // Time-parallel transport of u⁰, kept exactly adapted to the new first tangent.
   const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
   Vector3<T> u0 = parallel_transport(

@@ -10,8 +10,8 @@ namespace hairsim::engine {
 template <class T>
 kernels::der::StepCounts der_symplectic_step_cpu(const kernels::der::DerBatchArrays<T>& a,
                                                  const kernels::der::DerStepParameters<T>& p) {
-  long projection = 0, twist = 0;
-#pragma omp parallel for schedule(static) reduction(+ : projection, twist)
+  long projection = 0, twist = 0, contacts = 0;
+#pragma omp parallel for schedule(static) reduction(+ : projection, twist, contacts)
   for (int t = 0; t < a.tile_count(); ++t) {
     const kernels::der::DerBatchArrays<T> tile = kernels::der::tile_view(a, t);
     for (int lane = 0; lane < tile.strands; ++lane) {
@@ -19,9 +19,10 @@ kernels::der::StepCounts der_symplectic_step_cpu(const kernels::der::DerBatchArr
           kernels::der::symplectic_step(kernels::der::Strand<T>{tile, lane}, p);
       projection += c.projection_iterations;
       twist += c.twist_iterations;
+      contacts += c.contacts;
     }
   }
-  return {projection, twist};
+  return {projection, twist, contacts};
 }
 
 }  // namespace hairsim::engine

@@ -189,6 +189,49 @@ void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& forc
   force[last] -= couple;
 }
 
+namespace {
+
+kernels::Vector3<double> to_kernel(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
+Vec3 from_kernel(const kernels::Vector3<double>& v) { return {v.x, v.y, v.z}; }
+
+// The colliders' frame at time t: p -> centre + R(t) (p - centre) + translation(t).
+struct ColliderPose {
+  Mat3 r;
+  Vec3 center, translation;
+  Vec3 apply(const Vec3& p) const { return center + r * (p - center) + translation; }
+  Vec3 apply_inverse(const Vec3& p) const {
+    return center + r.transpose() * (p - translation - center);
+  }
+};
+ColliderPose collider_pose(const ClampMotion& m, double t) {
+  return {m.rotation(t), m.center.value_or(Vec3::Zero()), m.translation(t)};
+}
+
+}  // namespace
+
+bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
+                      std::vector<bool>& pinned) {
+  const ColliderPose now = collider_pose(rod.collider_motion, t + dt),
+                     before = collider_pose(rod.collider_motion, t);
+  bool any = false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (rod.fixed[i]) continue;
+    for (const kernels::Collider<double>& c : rod.colliders) {
+      const kernels::Contact<double> k = kernels::contact(c, to_kernel(now.apply_inverse(x[i])));
+      if (!k.inside) continue;
+      const Vec3 local = from_kernel(k.surface);
+      x[i] = now.apply(local);
+      const Vec3 surface_velocity = (x[i] - before.apply(local)) / dt;
+      rod.velocity[i] = from_kernel(kernels::contact_velocity(
+          to_kernel(rod.velocity[i]), to_kernel(surface_velocity),
+          to_kernel(now.r * from_kernel(k.normal)), c.friction));
+      pinned[i] = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
   const int n = rod.rest.vertex_count();
   const Frames f = compute_frames(rod.state);
@@ -207,9 +250,16 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
     x[i] += dt * rod.velocity[i];
   }
   const ClampTargets targets = place_clamps(rod, rod.time + dt, x);
-  const ProjectionReport report =
+  ProjectionReport report =
       project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
   for (int i = 0; i < n; ++i) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
+  std::vector<bool> pinned = rod.fixed;
+  if (resolve_contacts(rod, rod.time, dt, x, pinned)) {  // contacts pinned, the rest re-projected
+    report.iterations +=
+        project_inextensible(x, rod.rest, rod.mass, pinned, length_tolerance).iterations;
+    for (int i = 0; i < n; ++i)
+      if (!pinned[i]) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
+  }
 
   finish_step(rod, x, targets, held_m1, dt);
   return report;

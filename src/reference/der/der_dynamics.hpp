@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/colliders.hpp"
 #include "reference/der/der_rod.hpp"
 
 namespace hairsim::der {
@@ -63,6 +64,10 @@ struct DynamicRod {
   // step); the rest bends it, applied as a force couple on the last edge.
   std::vector<Vec3> point_force;
   Vec3 tip_moment = Vec3::Zero();
+  // Analytic colliders (kernels/common/colliders.hpp), in their own frame, carried by
+  // `collider_motion` (a head: rotation about its centre plus translation). Symplectic step only.
+  std::vector<kernels::Collider<double>> colliders;
+  ClampMotion collider_motion;
 };
 
 // A rod at rest on `polyline` (its own rest shape, paper §4.1.1): isotropic bending stiffness
@@ -128,8 +133,16 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
                                       const std::vector<bool>& fixed, double tolerance,
                                       int max_iterations = 50);
 
+// Contacts at the end of a step from t to t + dt: every free vertex of `x` inside a collider is
+// put on its surface and marked in `pinned`; its velocity (as it penetrated) becomes the contact
+// velocity (inelastic, Coulomb friction, relative to the moving surface). Returns whether any
+// vertex touched.
+bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
+                      std::vector<bool>& pinned);
+
 // One step of Algorithm 1 (lines 6-11): forces, symplectic Euler, projection with the
-// velocity update v = (x_projected - x_old) / h, Bishop frame update, quasistatic twist.
+// velocity update v = (x_projected - x_old) / h, contacts (pinned, then the rest re-projected),
+// Bishop frame update, quasistatic twist.
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance);
 
 // Kinetic energy ½ Σ m |v|² and gravitational potential -Σ m g . x (J).

@@ -1,0 +1,94 @@
+#pragma once
+// Analytic colliders for hair (sphere, capsule, ellipsoid), defined in head coordinates and
+// carried by the head pose, and the contact response of one vertex: pushed out to the surface,
+// its velocity relative to the collider losing the normal approach and, by Coulomb friction, up
+// to μ times that much tangential speed. Host and device, float or double; shared by the
+// reference and the batched kernels (geometry, not the rod model).
+#include <cmath>
+
+#include "common/hd.hpp"
+#include "common/vector3.hpp"
+
+namespace hairsim::kernels {
+
+enum class ColliderShape : int { sphere = 0, capsule = 1, ellipsoid = 2 };
+
+template <class T>
+struct Collider {
+  ColliderShape shape = ColliderShape::sphere;
+  Vector3<T> a;      // sphere/ellipsoid: centre; capsule: first end of the axis (m, head frame)
+  Vector3<T> b;      // capsule: second end of the axis (m, head frame)
+  Vector3<T> radii;  // sphere/capsule: radius in x; ellipsoid: semi-axes along x, y, z (m)
+  T friction = 0;    // Coulomb coefficient μ
+};
+
+template <class T>
+struct Contact {
+  bool inside = false;
+  Vector3<T> surface;  // where the point goes (head frame)
+  Vector3<T> normal;   // outward unit normal there
+};
+
+// Relative skin outside the surface where contacts put points (1e-12 in double, 1e-5 in float):
+// far above the round-off of the frame transforms, so a point just put there tests as outside
+// whatever the order of operations (the reference and the batched kernels agree on contacts).
+template <class T>
+HS_HD constexpr T contact_skin() {
+  return sizeof(T) == sizeof(float) ? T(1e-5) : T(1e-12);
+}
+
+// Contact of point p (head frame) with collider c. Sphere and capsule: the closest surface
+// point. Ellipsoid: the radial projection in the ellipsoid's scaled frame (on the surface, not
+// the closest point in general), normal ∇(Σ (x_k/a_k)²) normalised there. The point returned
+// lies contact_skin() (relative) outside the surface.
+template <class T>
+HS_HD Contact<T> contact(const Collider<T>& c, const Vector3<T>& p) {
+  Contact<T> k;
+  if (c.shape == ColliderShape::ellipsoid) {
+    const Vector3<T> d = p - c.a;
+    const Vector3<T> y{d.x / c.radii.x, d.y / c.radii.y, d.z / c.radii.z};
+    const T r = norm(y);
+    if (!(r < T(1))) return k;
+    const Vector3<T> u =
+        (T(1) + contact_skin<T>()) * (r > T(0) ? y / r : Vector3<T>{T(0), T(1), T(0)});
+    const Vector3<T> q{u.x * c.radii.x, u.y * c.radii.y, u.z * c.radii.z};
+    const Vector3<T> g{q.x / (c.radii.x * c.radii.x), q.y / (c.radii.y * c.radii.y),
+                       q.z / (c.radii.z * c.radii.z)};
+    k.inside = true;
+    k.surface = c.a + q;
+    k.normal = g / norm(g);
+    return k;
+  }
+  Vector3<T> center = c.a;  // sphere; capsule: the closest point of the axis
+  if (c.shape == ColliderShape::capsule) {
+    const Vector3<T> axis = c.b - c.a;
+    T s = dot(p - c.a, axis) / dot(axis, axis);
+    s = s < T(0) ? T(0) : (s > T(1) ? T(1) : s);
+    center = c.a + s * axis;
+  }
+  const Vector3<T> d = p - center;
+  const T distance = norm(d);
+  if (!(distance < c.radii.x)) return k;
+  k.inside = true;
+  k.normal = distance > T(0) ? d / distance : Vector3<T>{T(0), T(1), T(0)};
+  k.surface = center + (c.radii.x * (T(1) + contact_skin<T>())) * k.normal;
+  return k;
+}
+
+// Velocity after contact (inelastic, Coulomb friction): v is the vertex's velocity as it
+// penetrated and w the surface's velocity there. Relative to the surface, an approaching normal
+// speed is removed and the tangential speed reduced by μ times that removed speed, to zero at
+// most (sticking); a separating normal speed is kept.
+template <class T>
+HS_HD Vector3<T> contact_velocity(const Vector3<T>& v, const Vector3<T>& w, const Vector3<T>& n,
+                                  T friction) {
+  const Vector3<T> rel = v - w;
+  const T vn = dot(rel, n);
+  const Vector3<T> tangential = rel - vn * n;
+  const T vt = norm(tangential);
+  const T removed = vn < T(0) ? -vn : T(0);
+  const T keep = vt > T(0) ? T(1) - friction * removed / vt : T(0);
+  return w + (keep > T(0) ? keep : T(0)) * tangential + (vn > T(0) ? vn : T(0)) * n;
+}
+
+}  // namespace hairsim::kernels
