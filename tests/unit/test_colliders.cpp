@@ -1,0 +1,82 @@
+// Collider geometry and the contact response (kernels/common/colliders.hpp) against closed
+// forms: closest points of a sphere and a capsule, the radial projection onto an ellipsoid, and
+// Coulomb friction on the relative velocity.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/colliders.hpp"
+
+namespace hairsim::kernels {
+namespace {
+
+using V = Vector3<double>;
+constexpr double kSkin = 1e-12;  // contact_skin<double>()
+
+double distance(const V& a, const V& b) {
+  return norm(a - b);
+}
+
+TEST(Colliders, SpherePushesToItsSurfaceAlongTheRadius) {
+  Collider<double> c;
+  c.a = {1, 2, 3};
+  c.radii = {0.5, 0, 0};
+  const V inside{1.1, 2.2, 3.0};
+  const Contact<double> k = contact(c, inside);
+  ASSERT_TRUE(k.inside);
+  const V n = (inside - c.a) / norm(inside - c.a);
+  EXPECT_LT(distance(k.normal, n), 1e-15);
+  EXPECT_LT(distance(k.surface, c.a + 0.5 * (1 + kSkin) * n), 1e-15);
+  EXPECT_FALSE(contact(c, V{1.6, 2, 3}).inside);
+  EXPECT_FALSE(contact(c, k.surface).inside);  // the skin: a point put there is outside
+}
+
+TEST(Colliders, CapsuleUsesTheClosestPointOfItsAxis) {
+  Collider<double> c;
+  c.shape = ColliderShape::capsule;
+  c.a = {0, 0, 0};
+  c.b = {0, 0, 2};
+  c.radii = {0.3, 0, 0};
+  const Contact<double> side = contact(c, V{0.1, 0, 1.2});  // beside the axis
+  ASSERT_TRUE(side.inside);
+  EXPECT_LT(distance(side.surface, V{0.3 * (1 + kSkin), 0, 1.2}), 1e-15);
+  EXPECT_LT(distance(side.normal, V{1, 0, 0}), 1e-15);
+  const Contact<double> cap = contact(c, V{0, 0.1, 2.1});  // in the end cap
+  ASSERT_TRUE(cap.inside);
+  const V n = V{0, 0.1, 0.1} / std::sqrt(0.02);
+  EXPECT_LT(distance(cap.surface, V{0, 0, 2} + 0.3 * (1 + kSkin) * n), 1e-15);
+  EXPECT_FALSE(contact(c, V{0.31, 0, 1}).inside);
+}
+
+TEST(Colliders, EllipsoidProjectsRadiallyInItsScaledFrame) {
+  Collider<double> c;
+  c.shape = ColliderShape::ellipsoid;
+  c.a = {0, 1, 0};
+  c.radii = {0.075, 0.095, 0.095};  // the generator's head
+  const Contact<double> on_axis = contact(c, V{0.05, 1, 0});
+  ASSERT_TRUE(on_axis.inside);
+  EXPECT_LT(distance(on_axis.surface, V{0.075 * (1 + kSkin), 1, 0}), 1e-15);
+  EXPECT_LT(distance(on_axis.normal, V{1, 0, 0}), 1e-15);
+  const Contact<double> k = contact(c, V{0.03, 1.04, -0.02});
+  ASSERT_TRUE(k.inside);
+  const V d = k.surface - c.a;
+  const double level =
+      std::pow(d.x / 0.075, 2) + std::pow(d.y / 0.095, 2) + std::pow(d.z / 0.095, 2);
+  EXPECT_NEAR(std::sqrt(level), 1 + kSkin, 1e-15);  // on the surface (plus the skin)
+  const V gradient{d.x / (0.075 * 0.075), d.y / (0.095 * 0.095), d.z / (0.095 * 0.095)};
+  EXPECT_LT(distance(k.normal, gradient / norm(gradient)), 1e-14);
+  EXPECT_FALSE(contact(c, V{0.08, 1, 0}).inside);
+}
+
+TEST(Colliders, CoulombFrictionOnTheRelativeVelocity) {
+  const V n{0, 1, 0}, w{0.5, 0, 0};  // the surface moves at 0.5 m/s along x
+  // Relative velocity (2, -1, 0): the approach 1 is removed, the tangential 2 loses μ·1.
+  EXPECT_LT(distance(contact_velocity(V{2.5, -1, 0}, w, n, 0.5), V{0.5 + 1.5, 0, 0}), 1e-15);
+  // μ·1 >= 2: it sticks to the surface.
+  EXPECT_LT(distance(contact_velocity(V{2.5, -1, 0}, w, n, 3.0), w), 1e-15);
+  // Separating: kept as it is.
+  EXPECT_LT(distance(contact_velocity(V{2.5, 1, 0}, w, n, 0.5), V{2.5, 1, 0}), 1e-15);
+}
+
+}  // namespace
+}  // namespace hairsim::kernels
