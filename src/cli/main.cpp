@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/der_bench.hpp"
+#include "engine/der_scene_engine.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
@@ -128,7 +129,7 @@ int cmd_generate(GenerateArgs a) {
 }
 
 struct RunArgs {
-  std::string scene, out, final_file, final_units = "m";
+  std::string scene, out, final_file, final_units = "m", backend;
   std::vector<std::string> overrides;
 };
 
@@ -146,7 +147,9 @@ nlohmann::json load_scene_document(const std::string& path,
 }
 
 int cmd_run(const RunArgs& a) {
-  const nlohmann::json doc = load_scene_document(a.scene, a.overrides);
+  std::vector<std::string> overrides = a.overrides;
+  if (!a.backend.empty()) overrides.push_back("backend=" + a.backend);  // as --set backend=...
+  const nlohmann::json doc = load_scene_document(a.scene, overrides);
   der::DerScene sc;
   try {
     sc = der::parse_der_scene(doc);
@@ -161,7 +164,14 @@ int cmd_run(const RunArgs& a) {
       a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
                     : std::filesystem::path(a.out);
 
-  const der::SceneRun result = der::run_der_scene(sc);
+  der::SceneRun result;
+  try {
+    result = sc.backend == "reference" ? der::run_der_scene(sc) : engine::run_der_scene_batched(sc);
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(a.scene + ": " + e.where(), e.why());
+  }
   std::filesystem::create_directories(out);
   io::write_file_atomically(out / "summary.json", result.summary.dump(2) + "\n");
   std::cout << (out / "summary.json").string() << "\n";
@@ -281,12 +291,14 @@ int run(int argc, char** argv) {
   gener->add_option("--head-out", gen.head_out, "also write the ellipsoid head mesh (.ply/.obj)");
 
   RunArgs run_args;
-  auto* runc = app.add_subcommand("run", "Run a scene file (model der, backend reference)");
+  auto* runc = app.add_subcommand("run", "Run a scene file (model der)");
   runc->add_option("SCENE", run_args.scene, "scene file (.json), see docs/scenes.md")->required();
   runc->add_option("--out", run_args.out, "output folder (default: out/<scene name>)");
   runc->add_option("--final", run_args.final_file, "write the last state as a strand file");
   runc->add_option("--final-units", run_args.final_units, "unit of the --final file")
       ->capture_default_str();
+  runc->add_option("--backend", run_args.backend,
+                   "reference, cpu, cuda or auto (cuda when a device is present, else cpu)");
   runc->add_option("--set", run_args.overrides,
                    "override a scene field: key.path=value (repeatable)");
 

@@ -236,9 +236,10 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   DerScene sc;
   const std::string model = top.string("model", "der");
   if (model != "der") top.fail("model", "this build runs model 'der' only (got '" + model + "')");
-  const std::string backend = top.string("backend", "reference");
-  if (backend != "reference")
-    top.fail("backend", "this build runs backend 'reference' only (got '" + backend + "')");
+  sc.backend = top.string("backend", "reference");
+  if (sc.backend != "reference" && sc.backend != "cpu" && sc.backend != "cuda" &&
+      sc.backend != "auto")
+    top.fail("backend", "must be 'reference', 'cpu', 'cuda' or 'auto' (got '" + sc.backend + "')");
 
   JsonReader rod = top.object("rod");
   const std::string shape = rod.string("shape", "straight");
@@ -445,6 +446,12 @@ SceneRun run_der_scene(DerScene& sc) {
                                      " steps (max speed " + std::to_string(r.max_speed) + " m/s)");
   }
   stepper.finish();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {scene_summary(sc, steps, wall), sc.trace_every > 0 ? trace.str() : std::string()};
+}
+
+nlohmann::json scene_summary(const DerScene& sc, int steps, double wall) {
   const DynamicRod& rod = sc.rod;
   double max_stretch = 0;  // of the final state (m)
   for (int j = 0; j < rod.rest.edge_count(); ++j)
@@ -461,11 +468,9 @@ SceneRun run_der_scene(DerScene& sc) {
   }
   const Deviation dev = deviation_from_rest(rod, sc.rest_positions);
   const Vec3 tip = rod.state.x.back();
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto array = [](const Vec3& v) { return nlohmann::json::array({v.x(), v.y(), v.z()}); };
   nlohmann::json summary = {{"model", "der"},
-                            {"backend", "reference"},
+                            {"backend", sc.backend},
                             {"mode", sc.static_mode ? "static" : "dynamic"},
                             {"integrator", sc.implicit ? "implicit" : "symplectic"},
                             {"steps", steps},
@@ -490,7 +495,7 @@ SceneRun run_der_scene(DerScene& sc) {
                        {"velocity_m_s", array(sc.body->velocity)},
                        {"angular_velocity_rad_s", array(sc.body->angular_velocity)},
                        {"kinetic_energy_J", sc.body->kinetic_energy()}};
-  return {summary, sc.trace_every > 0 ? trace.str() : std::string()};
+  return summary;
 }
 
 StrandSet rod_strands(const DynamicRod& rod) {

@@ -11,6 +11,7 @@
 namespace hairsim::der {
 
 struct DerScene {
+  std::string backend = "reference";  // reference, cpu, cuda or auto (docs/scenes.md)
   DynamicRod rod;
   std::optional<RigidBody> body;     // welded to the last edge (paper §8)
   std::vector<Vec3> rest_positions;  // the rest shape (for the deviation measures)
@@ -38,6 +39,9 @@ DerScene parse_der_scene(const nlohmann::json& document);
 // relaxation to equilibrium. Throws RunFailure naming the step when the state becomes
 // non-finite or the relaxation does not converge.
 SceneRun run_der_scene(DerScene& scene);
+
+// summary.json of the scene's current state after `steps` steps and `wall` seconds.
+nlohmann::json scene_summary(const DerScene& scene, int steps, double wall);
 
 // The rod's centerline as a one-strand StrandSet (for --final).
 StrandSet rod_strands(const DynamicRod& rod);

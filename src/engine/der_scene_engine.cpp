@@ -1,0 +1,120 @@
+#include "engine/der_scene_engine.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "engine/der_cpu_backend.hpp"
+#include "engine/der_host_batch.hpp"
+#include "hairsim/error.hpp"
+#ifdef HAIRSIM_HAVE_CUDA
+#include "cuda/cuda_api.hpp"
+#include "cuda/der_device_batch.hpp"
+#endif
+
+namespace hairsim::engine {
+namespace {
+
+// What the batched engine runs so far: an open rod, clamped root (optionally moving rigidly,
+// no twist motion), free tip, symplectic dynamics, gravity and damping.
+void check_supported(const der::DerScene& sc) {
+  const der::DynamicRod& r = sc.rod;
+  const std::string b = "'" + sc.backend + "' ";
+  auto unsupported = [&](const std::string& what) {
+    throw Error("backend", b + "does not run " + what + " yet (use backend 'reference')");
+  };
+  if (r.rest.closed) unsupported("rings");
+  if (!r.root_clamp.active) unsupported("a free root");
+  if (r.tip_clamp.active) unsupported("a clamped tip");
+  if (sc.body) unsupported("bodies");
+  if (sc.implicit) unsupported("the implicit integrator");
+  if (sc.static_mode) unsupported("static mode");
+  if (!r.point_force.empty() || r.tip_moment != der::Vec3::Zero()) unsupported("loads");
+  if (sc.trace_every > 0) unsupported("output.trace_every");
+  if (r.root_clamp.motion.twist_rate != 0 || r.root_clamp.motion.twist_amplitude != 0)
+    unsupported("twisting root motion");
+}
+
+kernels::der::RigidPose<double> root_pose(const der::Clamp& clamp, double t) {
+  kernels::der::RigidPose<double> pose;
+  const der::Mat3 r = clamp.motion.rotation(t);
+  const der::Vec3 center = clamp.motion.center.value_or(clamp.pivot),
+                  translation = clamp.motion.translation(t);
+  for (int k = 0; k < 3; ++k) pose.row[k] = {r(k, 0), r(k, 1), r(k, 2)};
+  pose.center = {center.x(), center.y(), center.z()};
+  pose.translation = {translation.x(), translation.y(), translation.z()};
+  return pose;
+}
+
+// The batch's state back into the scene's rod (for the summary and --final).
+void copy_back(const DerHostBatch<double>& batch, der::DynamicRod& rod) {
+  const auto& a = batch.arrays();
+  for (int i = 0; i < batch.vertices(); ++i) {
+    rod.state.x[i] = batch.position(0, i);
+    const std::size_t at = batch.vertex_index(i, 0);
+    rod.velocity[i] = {a.velocity[0][at], a.velocity[1][at], a.velocity[2][at]};
+  }
+  for (int j = 0; j + 1 < batch.vertices(); ++j)
+    rod.state.theta[j] = a.theta[batch.edge_index(j, 0)];
+  rod.state.u0 = {a.u0[0][0], a.u0[1][0], a.u0[2][0]};
+}
+
+}  // namespace
+
+std::string resolve_backend(const std::string& backend) {
+  if (backend != "auto") return backend;
+#ifdef HAIRSIM_HAVE_CUDA
+  if (cuda::device_count() > 0) return "cuda";
+#endif
+  return "cpu";
+}
+
+der::SceneRun run_der_scene_batched(der::DerScene& sc) {
+  sc.backend = resolve_backend(sc.backend);
+  check_supported(sc);
+  const auto start = std::chrono::steady_clock::now();
+  der::DynamicRod& rod = sc.rod;
+  DerHostBatch<double> batch(1, rod.rest.vertex_count());
+  batch.set_strand(0, rod.rest, rod.state, rod.mass);
+  for (int i = 0; i < batch.vertices(); ++i)
+    for (int k = 0; k < 3; ++k)
+      batch.arrays().velocity[k][batch.vertex_index(i, 0)] = rod.velocity[i][k];
+  kernels::der::DerStepParameters<double> p;
+  p.dt = sc.dt;
+  p.gravity = {rod.gravity.x(), rod.gravity.y(), rod.gravity.z()};
+  p.damping = rod.damping;
+  p.length_tolerance = 1e-12 * sc.length;  // as the reference scene run
+  p.twist_tolerance = 1e-10;
+  auto step_parameters = [&](int step) {
+    p.head_previous = root_pose(rod.root_clamp, rod.time + step * sc.dt);
+    p.head = root_pose(rod.root_clamp, rod.time + (step + 1) * sc.dt);
+  };
+  if (sc.backend == "cpu") {
+    for (int step = 0; step < sc.steps; ++step) {
+      step_parameters(step);
+      der_symplectic_step_cpu(batch.arrays(), p);
+    }
+  } else {
+#ifdef HAIRSIM_HAVE_CUDA
+    if (cuda::device_count() == 0) throw RunFailure("backend 'cuda'", "no CUDA device present");
+    cuda::DerDeviceBatch<double> device(batch.arrays());
+    for (int step = 0; step < sc.steps; ++step) {
+      step_parameters(step);
+      cuda::der_symplectic_step(device.arrays(), p);
+    }
+    device.download_all();
+#else
+    throw RunFailure("backend 'cuda'", "this build has no CUDA backend");
+#endif
+  }
+  copy_back(batch, rod);
+  rod.time += sc.steps * sc.dt;
+  for (int i = 0; i < batch.vertices(); ++i)
+    if (!rod.state.x[i].allFinite() || !rod.velocity[i].allFinite())
+      throw RunFailure("strand 0, step " + std::to_string(sc.steps),
+                       "non-finite position or velocity at vertex " + std::to_string(i));
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {der::scene_summary(sc, sc.steps, wall), std::string()};
+}
+
+}  // namespace hairsim::engine
