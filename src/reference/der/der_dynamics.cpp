@@ -191,8 +191,12 @@ void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& forc
 
 namespace {
 
-kernels::Vector3<double> to_kernel(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
-Vec3 from_kernel(const kernels::Vector3<double>& v) { return {v.x, v.y, v.z}; }
+kernels::Vector3<double> to_kernel(const Vec3& v) {
+  return {v.x(), v.y(), v.z()};
+}
+Vec3 from_kernel(const kernels::Vector3<double>& v) {
+  return {v.x, v.y, v.z};
+}
 
 // The colliders' frame at time t: p -> centre + R(t) (p - centre) + translation(t).
 struct ColliderPose {
@@ -222,9 +226,9 @@ bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x
       const Vec3 local = from_kernel(k.surface);
       x[i] = now.apply(local);
       const Vec3 surface_velocity = (x[i] - before.apply(local)) / dt;
-      rod.velocity[i] = from_kernel(kernels::contact_velocity(
-          to_kernel(rod.velocity[i]), to_kernel(surface_velocity),
-          to_kernel(now.r * from_kernel(k.normal)), c.friction));
+      rod.velocity[i] = from_kernel(
+          kernels::contact_velocity(to_kernel(rod.velocity[i]), to_kernel(surface_velocity),
+                                    to_kernel(now.r * from_kernel(k.normal)), c.friction));
       pinned[i] = true;
       any = true;
     }
