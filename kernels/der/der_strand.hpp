@@ -1,10 +1,10 @@
 #pragma once
-// DER on the batched engine: one strand's kinematics, energies and forces (Bergou et al. 2008),
-// host and device, float or double, over the vertex-major batch layout (entry (i, s) at
-// i * strands + s). The same equations as the reference (src/reference/der/), specialised to
-// hair: open strands, isotropic bending B = α Id per strand (round fibres), a rest curvature ω̄
-// per vertex, twist modulus β per strand. The reference is the yardstick: tests/unit/
-// test_der_strand_kernels.cpp compares every quantity here with it.
+// DER on the batched engine: one strand's kinematics, energies, forces, twist solve, projection,
+// contacts and symplectic step (Bergou et al. 2008), host and device, float or double, over the
+// tiled batch layout (DerBatchArrays below). The same equations as the reference
+// (src/reference/der/), specialised to hair: open strands, root edge clamped, isotropic bending
+// B = α Id per strand (round fibres), a rest curvature ω̄ per vertex, twist modulus β per strand.
+// The reference is the yardstick: tests/parity/ compares every quantity and whole runs with it.
 #include <cmath>
 
 #include "common/colliders.hpp"

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <memory>
 
 #include "engine/der_cpu_backend.hpp"
 #include "engine/der_host_batch.hpp"

@@ -1,13 +1,15 @@
 #pragma once
 // Host storage of a DER strand batch (kernels/der/der_strand.hpp), float or double: every array
-// of DerBatchArrays in the vertex-major layout. Rest data comes from the reference
+// of DerBatchArrays in its tiled layout. Rest data comes from the reference
 // (rest_shape_from_polyline): one source of truth for the rest shape, packed once.
 #include <string>
 #include <vector>
 
 #include "der/der_strand.hpp"
 #include "hairsim/error.hpp"
-#include "reference/der/der_rod.hpp"
+#include "hairsim/material.hpp"
+#include "hairsim/strands.hpp"
+#include "reference/der/der_dynamics.hpp"
 
 namespace hairsim::engine {
 
@@ -90,14 +92,6 @@ class DerHostBatch {
   kernels::der::DerBatchArrays<T> arrays_;
   std::vector<std::vector<T>> storage_;
 };
-
-}  // namespace hairsim::engine
-
-#include "hairsim/material.hpp"
-#include "hairsim/strands.hpp"
-#include "reference/der/der_dynamics.hpp"
-
-namespace hairsim::engine {
 
 // Every strand of a hairstyle (all with the batch's vertex count: resample() first) at rest on
 // its own polyline (a groomed curl is at rest), material `m`, vertex masses lumped. The root edge
