@@ -5,7 +5,9 @@
 // elimination with partial pivoting. Host and device; blocks row-major, B fixed at compile time.
 //   lower[i] = A(i, i-1) for i >= 1 (lower[0] unused), diag[i] = A(i, i),
 //   upper[i] = A(i, i+1) for i <= n-2 (upper[n-1] unused); each a pointer offset of i * B * B.
-//   rhs, x: n * B values. scratch: n * B * B values. `x` may alias `rhs`.
+//   rhs, x: n * B values. scratch: n * B * B values. `x` may alias `rhs`; `scratch` may alias
+//   `diag` (block i of scratch is written after block i of diag is read for the last time).
+// The arrays are anything indexable: pointers, Strided slices of a batch, LowerFromUpper.
 // Returns false on a singular diagonal block.
 #include "common/hd.hpp"
 
@@ -54,9 +56,9 @@ HS_HD bool solve_in_place(T* m, T* y, int cols) {
 
 }  // namespace block_detail
 
-template <class T, int B>
-HS_HD bool block_thomas_solve(int n, const T* lower, const T* diag, const T* upper, const T* rhs,
-                              T* x, T* scratch) {
+template <class T, int B, class Lower, class Diag, class Upper, class Rhs, class X, class Scratch>
+HS_HD bool block_thomas_solve(int n, Lower lower, Diag diag, Upper upper, Rhs rhs, X x,
+                              Scratch scratch) {
   constexpr int kBB = B * B;
   T pivot[kBB];
   T vec[B];
@@ -65,17 +67,16 @@ HS_HD bool block_thomas_solve(int n, const T* lower, const T* diag, const T* upp
     for (int k = 0; k < kBB; ++k) pivot[k] = diag[i * kBB + k];
     for (int r = 0; r < B; ++r) vec[r] = rhs[i * B + r];
     if (i > 0) {
-      const T* l = lower + i * kBB;
-      const T* c_prev = scratch + (i - 1) * kBB;
+      const int l = i * kBB, c_prev = (i - 1) * kBB;
       for (int r = 0; r < B; ++r)
         for (int j = 0; j < B; ++j) {
-          const T lrj = l[r * B + j];
-          for (int c = 0; c < B; ++c) pivot[r * B + c] -= lrj * c_prev[j * B + c];
+          const T lrj = lower[l + r * B + j];
+          for (int c = 0; c < B; ++c) pivot[r * B + c] -= lrj * scratch[c_prev + j * B + c];
           vec[r] -= lrj * x[(i - 1) * B + j];
         }
     }
     // C'_i = D'_i⁻¹ U_i and d'_i = D'_i⁻¹ (...): one elimination for both.
-    T* c_i = scratch + i * kBB;
+    const int c_i = i * kBB;
     T work[B * (B + 1)];
     for (int r = 0; r < B; ++r) {
       for (int c = 0; c < B; ++c)
@@ -84,20 +85,32 @@ HS_HD bool block_thomas_solve(int n, const T* lower, const T* diag, const T* upp
     }
     if (!block_detail::solve_in_place<T, B>(pivot, work, B + 1)) return false;
     for (int r = 0; r < B; ++r) {
-      for (int c = 0; c < B; ++c) c_i[r * B + c] = work[r * (B + 1) + c];
+      for (int c = 0; c < B; ++c) scratch[c_i + r * B + c] = work[r * (B + 1) + c];
       x[i * B + r] = work[r * (B + 1) + B];
     }
   }
   // Back substitution: x_i = d'_i - C'_i x_{i+1}.
   for (int i = n - 2; i >= 0; --i) {
-    const T* c_i = scratch + i * kBB;
+    const int c_i = i * kBB;
     for (int r = 0; r < B; ++r) {
       T v = x[i * B + r];
-      for (int c = 0; c < B; ++c) v -= c_i[r * B + c] * x[(i + 1) * B + c];
+      for (int c = 0; c < B; ++c) v -= scratch[c_i + r * B + c] * x[(i + 1) * B + c];
       x[i * B + r] = v;
     }
   }
   return true;
 }
+
+// The sub-diagonal blocks of a symmetric block-tridiagonal matrix read from its super-diagonal
+// ones, lower block i = (upper block i - 1)ᵀ: a symmetric system stores two block arrays, not
+// three.
+template <int B, class Upper>
+struct LowerFromUpper {
+  Upper upper;
+  HS_HD auto operator[](int k) const {
+    const int i = k / (B * B), r = k % (B * B) / B, c = k % B;
+    return upper[(i - 1) * B * B + c * B + r];
+  }
+};
 
 }  // namespace hairsim::kernels

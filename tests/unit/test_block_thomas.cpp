@@ -17,12 +17,13 @@ void check(bool spd, double tolerance) {
   for (int n : {1, 2, 3, 16, 1536 / B}) {  // up to 1536 unknowns: the dense reference stays fast
     const int dim = n * B;
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(dim, dim);
-    for (int i = 0; i + 1 < n; ++i)  // off-diagonal blocks
+    for (int i = 0; i + 1 < n; ++i)  // off-diagonal blocks: upper, then lower (its transpose)
       for (int r = 0; r < B; ++r)
-        for (int c = 0; c < B; ++c) {
-          a(i * B + r, (i + 1) * B + c) = u(rng);
+        for (int c = 0; c < B; ++c) a(i * B + r, (i + 1) * B + c) = u(rng);
+    for (int i = 0; i + 1 < n; ++i)
+      for (int r = 0; r < B; ++r)
+        for (int c = 0; c < B; ++c)
           a((i + 1) * B + r, i * B + c) = spd ? a(i * B + c, (i + 1) * B + r) : u(rng);
-        }
     for (int i = 0; i < n; ++i) {
       Eigen::MatrixXd d = Eigen::MatrixXd::Zero(B, B);
       for (int r = 0; r < B; ++r)
@@ -30,6 +31,9 @@ void check(bool spd, double tolerance) {
       if (spd) d = d * d.transpose();
       d += (2.0 * B + 1) * Eigen::MatrixXd::Identity(B, B);  // dominant over both neighbours
       a.block(i * B, i * B, B, B) = d;
+    }
+    if (spd) {
+      ASSERT_EQ(a, a.transpose());
     }
     std::vector<T> lower(n * B * B), diag(n * B * B), upper(n * B * B), rhs(dim), x(dim),
         scratch(n * B * B);
@@ -53,6 +57,14 @@ void check(bool spd, double tolerance) {
     for (int k = 0; k < dim; ++k)
       ASSERT_NEAR(double(x[k]), expected[k], tolerance * (1 + std::abs(expected[k])))
           << "B = " << B << ", n = " << n << ", k = " << k;
+    if (!spd) continue;
+    // Symmetric storage, as the DER implicit step uses it: the lower blocks read from the upper
+    // ones, the scratch in the diagonal's place, the solution in the right-hand side's.
+    std::vector<T> solution = rhs;
+    ASSERT_TRUE((kernels::block_thomas_solve<T, B>(
+        n, kernels::LowerFromUpper<B, const T*>{upper.data()}, diag.data(), upper.data(),
+        solution.data(), solution.data(), diag.data())));
+    for (int k = 0; k < dim; ++k) ASSERT_EQ(solution[k], x[k]) << "symmetric storage, k = " << k;
   }
 }
 
