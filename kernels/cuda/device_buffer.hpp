@@ -30,10 +30,18 @@ class DeviceBuffer {
   T* data() const { return data_; }
   std::size_t size() const { return count_; }
   void upload(const T* host) {
-    HS_CUDA_CHECK(cudaMemcpy(data_, host, count_ * sizeof(T), cudaMemcpyHostToDevice));
+    if (count_) HS_CUDA_CHECK(cudaMemcpy(data_, host, count_ * sizeof(T), cudaMemcpyHostToDevice));
   }
   void download(T* host) const {
-    HS_CUDA_CHECK(cudaMemcpy(host, data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
+    if (count_) HS_CUDA_CHECK(cudaMemcpy(host, data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  void download_async(T* host, cudaStream_t stream) const {
+    if (count_)
+      HS_CUDA_CHECK(
+          cudaMemcpyAsync(host, data_, count_ * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  }
+  void zero_async(cudaStream_t stream) {
+    if (count_) HS_CUDA_CHECK(cudaMemsetAsync(data_, 0, count_ * sizeof(T), stream));
   }
 
  private:

@@ -7,8 +7,10 @@
 // The reference is the yardstick: tests/parity/ compares every quantity and whole runs with it.
 #include <cmath>
 
+#include "common/block_thomas.hpp"
 #include "common/colliders.hpp"
 #include "common/hd.hpp"
+#include "common/matrix3.hpp"
 #include "common/strided.hpp"
 #include "common/thomas.hpp"
 #include "common/vector3.hpp"
@@ -26,7 +28,11 @@ template <class T>
 struct DerBatchArrays {
   int strands = 0, vertices = 0;
   int tile_width = 32;  // strands per tile (the row stride)
+  // Whether the linearly implicit step's system arrays are allocated (36 values per vertex;
+  // a symplectic batch goes without them).
+  bool implicit_system = false;
   HS_HD int tile_count() const { return (strands + tile_width - 1) / tile_width; }
+  HS_HD int vertex_pairs() const { return (vertices + 1) / 2; }  // 6 x 6 blocks of the system
   // State.
   T* position[3] = {};  // m, per vertex
   T* velocity[3] = {};  // m/s, per vertex
@@ -39,6 +45,7 @@ struct DerBatchArrays {
   T* mass = nullptr;            // kg, per vertex
   T* bending = nullptr;         // N m², per strand: α (B = α Id)
   T* twist = nullptr;           // N m², per strand: β
+  T* stretching = nullptr;      // N, per strand: EA (the implicit step's stretching stiffness)
   T* root_rest[6] = {};         // m, per strand: vertices 0 and 1 (x, y, z each) at t = 0
   T* root_m1[3] = {};           // per strand: m1 of edge 0 at t = 0 (the root clamp's frame)
   // Derived per step (compute_frames): one place computes them, everything else reads them.
@@ -64,10 +71,19 @@ struct DerBatchArrays {
   T* tri_solution = nullptr;
   T* tri_scratch = nullptr;
   T* theta_saved = nullptr;
+  // The implicit step's symmetric block-tridiagonal system (PairedBlockSystem): diagonal and
+  // super-diagonal 6 x 6 blocks (36 rows per vertex pair each), right-hand side and solution
+  // (6 rows per pair). Double in float batches too: the stiff stretching makes the system's
+  // condition number h² EA / (|ē| m), about 2e4 for hair at h = 1 ms, and a float solve's error
+  // grows with it (measured: 4e-3 L after 200 steps of the parity test, 2e-4 L solved in double).
+  double* system_diag = nullptr;
+  double* system_upper = nullptr;
+  double* system_rhs = nullptr;
 };
 
 // Every array of the batch with its row count (vertices, edges, or 1 for per-strand values): the
-// one list of fields, for the code that allocates, copies or maps them. f(T*& array, int rows).
+// one list of fields, for the code that allocates, copies or maps them. f(S*& array, int rows),
+// S = T, or double for the implicit system.
 template <class T, class F>
 HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
   const int v = a.vertices, e = a.vertices - 1;
@@ -84,6 +100,9 @@ HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
   f(a.pinned, v);
   f(a.tri_lower, e), f(a.tri_diag, e), f(a.tri_upper, e), f(a.tri_rhs, e);
   f(a.tri_solution, e), f(a.tri_scratch, e), f(a.theta_saved, e);
+  f(a.stretching, 1);
+  const int pairs = a.implicit_system ? a.vertex_pairs() : 0;
+  f(a.system_diag, 36 * pairs), f(a.system_upper, 36 * pairs), f(a.system_rhs, 6 * pairs);
 }
 
 // The arrays of tile t (pointers moved to the tile's start, `strands` its strand count).
@@ -94,7 +113,7 @@ HS_HD DerBatchArrays<T> tile_view(const DerBatchArrays<T>& batch, int t) {
                      ? batch.strands - t * batch.tile_width
                      : batch.tile_width;
   const long offset = long(t) * batch.tile_width;
-  for_each_array(tile, [&](T*& array, int rows) { array += offset * rows; });
+  for_each_array(tile, [&](auto*& array, int rows) { array += offset * rows; });
   return tile;
 }
 
@@ -105,7 +124,10 @@ struct Strand {
   int s;                // lane
 
   HS_HD int edges() const { return a.vertices - 1; }
-  HS_HD Strided<T> per_row(T* p) const { return {p + s, a.tile_width}; }
+  template <class S>
+  HS_HD Strided<S> per_row(S* p) const {
+    return {p + s, a.tile_width};
+  }
   HS_HD StridedVector3<T> vectors(T* const (&p)[3]) const {
     return {p[0] + s, p[1] + s, p[2] + s, a.tile_width};
   }
@@ -453,21 +475,48 @@ struct RigidPose {
 
 constexpr int kMaxColliders = 8;
 
+// Symplectic Euler with fast projection (DER's Algorithm 1), or the linearly implicit backward
+// Euler step with stretching as a stiff energy (the reference's der_implicit.hpp).
+enum class Integrator { symplectic, implicit };
+
 // Parameters of one step of every strand of a batch.
 template <class T>
 struct DerStepParameters {
+  Integrator integrator = Integrator::symplectic;
   RigidPose<T> head;           // pose of the root clamps and colliders at the end of the step
   RigidPose<T> head_previous;  // ... and at its start (for the colliders' surface velocity)
   Collider<T> colliders[kMaxColliders];  // head frame
   int collider_count = 0;
-  T dt = 0;                // s
-  Vector3<T> gravity;      // m/s²
-  T damping = 0;           // 1/s: force -damping m v
+  T dt = 0;            // s
+  Vector3<T> gravity;  // m/s²
+  T damping = 0;       // 1/s: force -damping m v
+  // Air drag per unit length, linear in the velocity relative to the air (drag_matrix below).
+  T drag_normal = 0;       // N s/m², across the strand
+  T drag_tangent = 0;      // N s/m², along it
+  Vector3<T> wind;         // m/s, the air's velocity
   T length_tolerance = 0;  // m, fast projection
   T twist_tolerance = 0;   // energy units, max |∂E/∂θ|
   int max_projection_iterations = 50;
   int max_twist_iterations = 50;
 };
+
+// Air drag on vertex i: f = -D (v - wind), D = ℓ_i [ζ⊥ (I - t tᵀ) + ζ∥ t tᵀ] (resistive force
+// theory of a slender fibre: the air resists motion across it more than along it), ℓ_i the
+// vertex's share of the rest length, t its unit tangent (the mean of its edges'). Needs the
+// tangents of compute_frames.
+template <class T>
+HS_HD Matrix3<T> drag_matrix(const Strand<T>& st, const DerStepParameters<T>& p, int i) {
+  const DerBatchArrays<T>& a = st.a;
+  const StridedVector3<T> t = st.vectors(a.tangent);
+  const Strided<T> rest = st.per_row(a.edge_length);
+  const int n = st.edges();
+  const Vector3<T> sum = (i > 0 ? t.get(i - 1) : Vector3<T>{}) + (i < n ? t.get(i) : Vector3<T>{});
+  const T sum_length = norm(sum);
+  const Vector3<T> ti = sum_length > T(0) ? sum / sum_length : Vector3<T>{};
+  const T share = T(0.5) * ((i > 0 ? rest[i - 1] : T(0)) + (i < n ? rest[i] : T(0)));
+  const Matrix3<T> along = outer(ti, ti);
+  return share * (p.drag_normal * (identity3<T>() - along) + p.drag_tangent * along);
+}
 
 // Contacts with the head colliders at the end of the step: every free vertex inside one is put
 // on its surface and pinned, its velocity (as it penetrated) replaced by the contact velocity
@@ -498,14 +547,49 @@ struct StepCounts {
   long projection_iterations = 0;
   long twist_iterations = 0;
   long contacts = 0;  // vertices put back on a collider's surface
+  // Implicit steps whose block solve met a singular pivot (the velocities then keep their old
+  // values); the system is SPD, so any is a bug or a non-finite state, reported as a failure.
+  long solver_failures = 0;
 };
 
+// Where the head pose puts root vertex k (0 or 1) of the strand.
+template <class T>
+HS_HD Vector3<T> root_target(const Strand<T>& st, const RigidPose<T>& head, int k) {
+  const DerBatchArrays<T>& a = st.a;
+  return head.apply({st.strand_value(a.root_rest[3 * k]), st.strand_value(a.root_rest[3 * k + 1]),
+                     st.strand_value(a.root_rest[3 * k + 2])});
+}
+
+// The end of both integrators' steps, once the centerline has moved: the Bishop frame carried in
+// time (u⁰ parallel-transported from the old first tangent `old_t0` to the new, §4.2.2), θ⁰
+// from the head-rotated root frame (unwrapped to the nearest turn), and the quasistatic twist
+// (§5.1). Returns the twist solve's Newton iterations.
+template <class T>
+HS_HD int finish_step(const Strand<T>& st, const DerStepParameters<T>& p,
+                      const Vector3<T>& old_t0) {
+  const DerBatchArrays<T>& a = st.a;
+  const StridedVector3<T> x = st.vectors(a.position);
+  const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
+  Vector3<T> u0 = parallel_transport(
+      Vector3<T>{st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])},
+      old_t0, new_t0);
+  u0 = u0 - dot(u0, new_t0) * new_t0;  // kept exactly adapted to the new first tangent
+  u0 = u0 / norm(u0);
+  a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
+  const Vector3<T> m1 = p.head.rotate({st.strand_value(a.root_m1[0]), st.strand_value(a.root_m1[1]),
+                                       st.strand_value(a.root_m1[2])});
+  const T angle = std::atan2(dot(m1, cross(new_t0, u0)), dot(m1, u0));
+  const T turn = T(2) * T(3.14159265358979323846);
+  T& theta0 = a.theta[st.s];
+  theta0 = angle + turn * std::floor((theta0 - angle) / turn + T(0.5));
+  compute_frames(st);
+  return solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
+}
+
 // One step of Algorithm 1 for a hair strand (root clamp carried by the head, tip free): forces
-// of the quasistatic rod (§7.1), symplectic Euler (§7.2), the root vertices placed by the head
-// pose, fast projection with the velocity update v = (x_projected - x_old)/h (§8.1), the Bishop
-// frame carried in time (u⁰ parallel-transported from the old first tangent to the new,
-// §4.2.2), θ⁰ from the head-rotated root frame (unwrapped to the nearest turn), and the
-// quasistatic twist (§5.1).
+// of the quasistatic rod (§7.1) with gravity, damping and air drag, symplectic Euler (§7.2), the
+// root vertices placed by the head pose, fast projection with the velocity update
+// v = (x_projected - x_old)/h (§8.1), contacts, then finish_step.
 template <class T>
 HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
@@ -516,20 +600,20 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
   compute_frames(st);
   elastic_forces(st);
   const Vector3<T> old_t0 = st.vectors(a.tangent).get(0);
+  const bool drag = p.drag_normal != T(0) || p.drag_tangent != T(0);
   for (int i = 0; i < nv; ++i) {
     old.set(i, x.get(i));
     if (i < 2) continue;  // the root clamp
     const Vector3<T> vi = v.get(i);
-    const Vector3<T> accel = f.get(i) / mass[i] + p.gravity - p.damping * vi;
+    Vector3<T> force = f.get(i);
+    if (drag) force -= drag_matrix(st, p, i) * (vi - p.wind);
+    const Vector3<T> accel = force / mass[i] + p.gravity - p.damping * vi;
     const Vector3<T> vn = vi + p.dt * accel;
     v.set(i, vn);
     x.set(i, x.get(i) + p.dt * vn);
   }
   StepCounts counts;
-  for (int k = 0; k < 2; ++k)
-    x.set(k, p.head.apply({st.strand_value(a.root_rest[3 * k]),
-                           st.strand_value(a.root_rest[3 * k + 1]),
-                           st.strand_value(a.root_rest[3 * k + 2])}));
+  for (int k = 0; k < 2; ++k) x.set(k, root_target(st, p.head, k));
   const Strided<T> pinned = st.per_row(a.pinned);
   for (int i = 0; i < nv; ++i) pinned[i] = i < 2 ? T(1) : T(0);
   counts.projection_iterations =
@@ -542,23 +626,168 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
     for (int i = 2; i < nv; ++i)
       if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
   }
-  // Time-parallel transport of u⁰, kept exactly adapted to the new first tangent.
-  const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
-  Vector3<T> u0 = parallel_transport(
-      Vector3<T>{st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])},
-      old_t0, new_t0);
-  u0 = u0 - dot(u0, new_t0) * new_t0;
-  u0 = u0 / norm(u0);
-  a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
-  const Vector3<T> m1 = p.head.rotate({st.strand_value(a.root_m1[0]), st.strand_value(a.root_m1[1]),
-                                       st.strand_value(a.root_m1[2])});
-  const T angle = std::atan2(dot(m1, cross(new_t0, u0)), dot(m1, u0));
-  const T turn = T(2) * T(3.14159265358979323846);
-  T& theta0 = a.theta[st.s];
-  theta0 = angle + turn * std::floor((theta0 - angle) / turn + T(0.5));
-  compute_frames(st);
-  counts.twist_iterations = solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
+  counts.twist_iterations = finish_step(st, p, old_t0);
   return counts;
+}
+
+// The implicit step's linear system of one strand, in place in the batch: vertices paired into
+// 6 x 6 blocks (vertex i in block i / 2), which makes the bending stencil's coupling of vertices
+// i - 1 and i + 1 block-tridiagonal. Symmetric: only the diagonal and super-diagonal blocks are
+// stored (block_thomas_solve reads the sub-diagonal through LowerFromUpper).
+// Entries are double (DerBatchArrays::system_diag says why); blocks arrive in T.
+template <class T>
+struct PairedBlockSystem {
+  Strided<double> diag, upper, rhs;
+
+  // Block (vertex r, vertex c) += m; an entry below the block diagonal is skipped (its
+  // transpose, added with it, is the one stored).
+  HS_HD void add(int r, int c, const Matrix3<T>& m) const {
+    const int br = r / 2, bc = c / 2;
+    if (bc < br) return;
+    const Strided<double>& blocks = bc == br ? diag : upper;
+    const int base = 36 * br + 18 * (r % 2) + 3 * (c % 2);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) blocks[base + 6 * i + j] += double(m(i, j));
+  }
+  HS_HD void add_rhs(int r, const Vector3<T>& v) const {
+    rhs[3 * r] += double(v.x), rhs[3 * r + 1] += double(v.y), rhs[3 * r + 2] += double(v.z);
+  }
+  HS_HD Vector3<T> solution(int r) const {
+    return {T(rhs[3 * r]), T(rhs[3 * r + 1]), T(rhs[3 * r + 2])};
+  }
+};
+
+// Stretching, ½ EA Σ (|e^j| - |ē^j|)² / |ē^j| (the reference's der_implicit.cpp): its force
+// added to a.force; with `hessian`, its Hessian blocks handed to add(r, c, block) instead:
+// EA/|ē| [d̂d̂ᵀ + max(0, 1 - |ē|/|e|)(I - d̂d̂ᵀ)] per edge (the compressed part dropped: PSD).
+template <class T, class Add>
+HS_HD void stretching_terms(const Strand<T>& st, bool hessian, Add&& add) {
+  const DerBatchArrays<T>& a = st.a;
+  const T ea = st.strand_value(a.stretching);
+  const StridedVector3<T> x = st.vectors(a.position), f = st.vectors(a.force);
+  const Strided<T> rest = st.per_row(a.edge_length);
+  for (int j = 0; j < st.edges(); ++j) {
+    const Vector3<T> d = x.get(j + 1) - x.get(j);
+    const T length = norm(d);
+    const Vector3<T> dir = d / length;
+    if (!hessian) {
+      const Vector3<T> g = (ea * (length - rest[j]) / rest[j]) * dir;
+      f.set(j, f.get(j) + g);
+      f.set(j + 1, f.get(j + 1) - g);
+      continue;
+    }
+    const Matrix3<T> along = outer(dir, dir);
+    const T stretched = T(1) - rest[j] / length;
+    const Matrix3<T> k =
+        (ea / rest[j]) * (along + (stretched > T(0) ? stretched : T(0)) * (identity3<T>() - along));
+    const Matrix3<T> minus_k = T(-1) * k;
+    add(j, j, k), add(j + 1, j + 1, k), add(j, j + 1, minus_k), add(j + 1, j, minus_k);
+  }
+}
+
+// Gauss-Newton bending Hessian Σ_i J_iᵀ A_i J_i, J_i = ∂(κb)_i/∂x over the stencil (i-1, i, i+1)
+// (the exact Jacobian of eq. 1), A_i = (α / l̄_i) Σ_{j=i-1,i} (I - t^j t^jᵀ): the bending form
+// Pᵀ B P with P = [m2ᵀ; -m1ᵀ] and B = α Id (eq. 2 with the frames held), as in the reference.
+template <class T, class Add>
+HS_HD void bending_hessian(const Strand<T>& st, Add&& add) {
+  const DerBatchArrays<T>& a = st.a;
+  const T alpha = st.strand_value(a.bending);
+  const StridedVector3<T> x = st.vectors(a.position), t = st.vectors(a.tangent),
+                          kb = st.vectors(a.kb);
+  const Strided<T> l = st.per_row(a.voronoi_length);
+  for (int i = 1; i < st.edges(); ++i) {
+    const Vector3<T> ea = x.get(i) - x.get(i - 1), eb = x.get(i + 1) - x.get(i), b = kb.get(i);
+    const T la = norm(ea), lb = norm(eb), denom = la * lb + dot(ea, eb);
+    // ∂κb/∂a = (-2[b]× - κb (|b| a/|a| + b)ᵀ) / D, ∂κb/∂b = (2[a]× - κb (|a| b/|b| + a)ᵀ) / D.
+    const Matrix3<T> ja =
+        (T(1) / denom) * (T(-2) * cross_matrix(eb) - outer(b, (lb / la) * ea + eb));
+    const Matrix3<T> jb =
+        (T(1) / denom) * (T(2) * cross_matrix(ea) - outer(b, (la / lb) * eb + ea));
+    const Vector3<T> t0 = t.get(i - 1), t1 = t.get(i);
+    const Matrix3<T> form =
+        (alpha / l[i]) * (T(2) * identity3<T>() - outer(t0, t0) - outer(t1, t1));
+    const Matrix3<T> d[3] = {T(-1) * ja, ja - jb, jb};  // ∂κb/∂(x_{i-1}, x_i, x_{i+1})
+    for (int m = 0; m < 3; ++m) {
+      const Matrix3<T> dt_form = transpose(d[m]) * form;
+      for (int n = 0; n < 3; ++n) add(i - 1 + m, i - 1 + n, dt_form * d[n]);
+    }
+  }
+}
+
+// One linearly implicit backward Euler step of a hair strand (the reference's
+// step_linearly_implicit, der_implicit.hpp, with the head's root clamp and colliders):
+//   (M (1 + h c) + h D + h² H) v' = M v + h (F + M g + D w),   x' = x + h v',
+// F the elastic forces of the quasistatic rod and stretching, D air drag (drag_matrix, taken
+// implicitly), H the PSD Hessian approximation (stretching, Gauss-Newton bending). The root
+// vertices move to the head pose: their velocities are known and go to the right-hand side.
+// Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then contacts, then finish_step.
+template <class T>
+HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+  const DerBatchArrays<T>& a = st.a;
+  const int nv = a.vertices, pairs = a.vertex_pairs();
+  const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
+                          f = st.vectors(a.force);
+  const Strided<T> mass = st.per_row(a.mass);
+  const PairedBlockSystem<T> system{st.per_row(a.system_diag), st.per_row(a.system_upper),
+                                    st.per_row(a.system_rhs)};
+  compute_frames(st);
+  elastic_forces(st);
+  stretching_terms(st, false, [](int, int, const Matrix3<T>&) {});
+  const Vector3<T> old_t0 = st.vectors(a.tangent).get(0);
+  const bool drag = p.drag_normal != T(0) || p.drag_tangent != T(0);
+  for (int k = 0; k < 36 * pairs; ++k) system.diag[k] = system.upper[k] = 0.0;
+  for (int k = 0; k < 6 * pairs; ++k) system.rhs[k] = 0.0;
+  // Rows: identity for the root vertices (velocity known) and the padding vertex of an odd
+  // count; M (1 + h c) + h D for the others.
+  Vector3<T> root_velocity[2];
+  for (int i = 0; i < 2 * pairs; ++i) {
+    if (i < 2 || i >= nv) {
+      system.add(i, i, identity3<T>());
+      if (i < 2) root_velocity[i] = (root_target(st, p.head, i) - x.get(i)) / p.dt;
+      if (i < 2) system.add_rhs(i, root_velocity[i]);
+      continue;
+    }
+    Matrix3<T> lhs = (mass[i] * (T(1) + p.dt * p.damping)) * identity3<T>();
+    Vector3<T> rhs = mass[i] * v.get(i) + p.dt * (f.get(i) + mass[i] * p.gravity);
+    if (drag) {
+      const Matrix3<T> d = drag_matrix(st, p, i);
+      lhs += p.dt * d;
+      rhs += p.dt * (d * p.wind);
+    }
+    system.add(i, i, lhs);
+    system.add_rhs(i, rhs);
+  }
+  // h² H on the free rows; its columns of root vertices times their known velocities move to
+  // the right-hand side.
+  const T h2 = p.dt * p.dt;
+  auto add_hessian = [&](int r, int c, const Matrix3<T>& block) {
+    if (r < 2) return;
+    if (c < 2)
+      system.add_rhs(r, -h2 * (block * root_velocity[c]));
+    else
+      system.add(r, c, h2 * block);
+  };
+  stretching_terms(st, true, add_hessian);
+  bending_hessian(st, add_hessian);
+  const LowerFromUpper<6, Strided<double>> lower{system.upper};
+  const bool solved = block_thomas_solve<double, 6>(pairs, lower, system.diag, system.upper,
+                                                    system.rhs, system.rhs, system.diag);
+  for (int i = 0; i < nv; ++i) {
+    const Vector3<T> vi = i < 2 ? root_velocity[i] : solved ? system.solution(i) : v.get(i);
+    v.set(i, vi);
+    x.set(i, i < 2 ? root_target(st, p.head, i) : x.get(i) + p.dt * vi);
+  }
+  StepCounts counts;
+  counts.solver_failures = solved ? 0 : 1;
+  counts.contacts = resolve_contacts(st, p);
+  counts.twist_iterations = finish_step(st, p, old_t0);
+  return counts;
+}
+
+// One step of the chosen integrator.
+template <class T>
+HS_HD StepCounts step(const Strand<T>& st, const DerStepParameters<T>& p) {
+  return p.integrator == Integrator::implicit ? implicit_step(st, p) : symplectic_step(st, p);
 }
 
 }  // namespace hairsim::kernels::der

@@ -88,7 +88,7 @@ double bench_batched(const DerBenchCase& c, const RodMaterial& m, bool on_device
   if (!on_device) {
     kernels::der::StepCounts total;
     const double ms = milliseconds_per_step(c.steps, [&] {
-      const kernels::der::StepCounts k = der_symplectic_step_cpu(batch.arrays(), p);
+      const kernels::der::StepCounts k = der_step_cpu(batch.arrays(), p);
       total.projection_iterations += k.projection_iterations;
       total.twist_iterations += k.twist_iterations;
     });
@@ -99,10 +99,10 @@ double bench_batched(const DerBenchCase& c, const RodMaterial& m, bool on_device
   }
 #ifdef HAIRSIM_HAVE_CUDA
   cuda::DerDeviceBatch<T> device(batch.arrays());
-  for (int k = 0; k < kWarmUpSteps; ++k) cuda::der_symplectic_step(device.arrays(), p);
+  for (int k = 0; k < kWarmUpSteps; ++k) cuda::der_step(device.arrays(), p);
   cuda::synchronize();
   const auto start = std::chrono::steady_clock::now();
-  for (int k = 0; k < c.steps; ++k) cuda::der_symplectic_step(device.arrays(), p);
+  for (int k = 0; k < c.steps; ++k) cuda::der_step(device.arrays(), p);
   cuda::synchronize();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
              .count() /

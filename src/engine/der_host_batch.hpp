@@ -3,6 +3,7 @@
 // of DerBatchArrays in its tiled layout. Rest data comes from the reference
 // (rest_shape_from_polyline): one source of truth for the rest shape, packed once.
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "der/der_strand.hpp"
@@ -16,16 +17,20 @@ namespace hairsim::engine {
 template <class T>
 class DerHostBatch {
  public:
-  DerHostBatch(int strands, int vertices, int tile_width = 32) {
+  // `integrator`: a batch for implicit steps also holds their block systems.
+  DerHostBatch(int strands, int vertices, int tile_width = 32,
+               kernels::der::Integrator integrator = kernels::der::Integrator::symplectic) {
     if (strands < 1 || vertices < 3 || tile_width < 1)
       throw Error("der batch", "needs >= 1 strand of >= 3 vertices, tiles of >= 1 strand");
     arrays_.strands = strands;
     arrays_.vertices = vertices;
     arrays_.tile_width = tile_width;
+    arrays_.implicit_system = integrator == kernels::der::Integrator::implicit;
     const std::size_t padded = std::size_t(arrays_.tile_count()) * tile_width;
-    kernels::der::for_each_array(arrays_, [&](T*& array, int rows) {
-      storage_.emplace_back(std::size_t(rows) * padded, T(0));
-      array = storage_.back().data();
+    kernels::der::for_each_array(arrays_, [&](auto*& array, int rows) {
+      using S = std::remove_reference_t<decltype(*array)>;  // T, or double for the solver's
+      storage_.emplace_back(std::size_t(rows) * padded * sizeof(S));  // zeroed: 0.0 as IEEE
+      array = reinterpret_cast<S*>(storage_.back().data());
     });
   }
   DerHostBatch(const DerHostBatch&) = delete;  // arrays_ points into storage_
@@ -48,9 +53,10 @@ class DerHostBatch {
   }
 
   // Strand s from the reference's rest shape and state: an open rod of `vertices` vertices whose
-  // bending matrices are all α Id (the batch is isotropic), vertex masses `mass` (kg), at rest.
+  // bending matrices are all α Id (the batch is isotropic), vertex masses `mass` (kg), at rest,
+  // stretching stiffness EA (N; the implicit step's).
   void set_strand(int s, const der::RestShape& rest, const der::RodState& state,
-                  const std::vector<double>& mass) {
+                  const std::vector<double>& mass, double stretching_stiffness = 0) {
     const std::string where = "der batch, strand " + std::to_string(s);
     const int n = vertices();
     if (rest.closed || rest.vertex_count() != n || state.x.size() != std::size_t(n))
@@ -62,6 +68,7 @@ class DerHostBatch {
     const kernels::der::DerBatchArrays<T>& a = arrays_;
     a.bending[s] = T(alpha);
     a.twist[s] = T(rest.twist_modulus);
+    a.stretching[s] = T(stretching_stiffness);
     for (int k = 0; k < 3; ++k) a.u0[k][s] = T(state.u0[k]);
     // The root clamp at t = 0: vertices 0 and 1 and the material vector of edge 0.
     const der::Vec3 root_m1 = der::compute_frames(state).m1.front();
@@ -90,7 +97,7 @@ class DerHostBatch {
 
  private:
   kernels::der::DerBatchArrays<T> arrays_;
-  std::vector<std::vector<T>> storage_;
+  std::vector<std::vector<unsigned char>> storage_;  // one allocation per array
 };
 
 // Every strand of a hairstyle (all with the batch's vertex count: resample() first) at rest on
@@ -112,7 +119,7 @@ void load_strands(DerHostBatch<T>& batch, const StrandSet& strands, const RodMat
     const der::DynamicRod rod =
         der::rod_at_rest(std::vector<der::Vec3>(points.begin(), points.end()),
                          m.bending_stiffness(), m.twist_stiffness(), m.linear_density());
-    batch.set_strand(s, rod.rest, rod.state, rod.mass);
+    batch.set_strand(s, rod.rest, rod.state, rod.mass, m.stretching_stiffness());
   }
 }
 

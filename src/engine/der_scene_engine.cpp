@@ -91,7 +91,7 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
   if (sc.backend == "cpu") {
     for (int step = 0; step < sc.steps; ++step) {
       step_parameters(step);
-      der_symplectic_step_cpu(batch.arrays(), p);
+      der_step_cpu(batch.arrays(), p);
     }
   } else {
 #ifdef HAIRSIM_HAVE_CUDA
@@ -99,7 +99,7 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
     cuda::DerDeviceBatch<double> device(batch.arrays());
     for (int step = 0; step < sc.steps; ++step) {
       step_parameters(step);
-      cuda::der_symplectic_step(device.arrays(), p);
+      cuda::der_step(device.arrays(), p);
     }
     device.download_all();
 #else

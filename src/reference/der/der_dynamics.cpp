@@ -174,7 +174,7 @@ void finish_step(DynamicRod& rod, const std::vector<Vec3>& x, const ClampTargets
       rod.state.theta[last] = angle_to_material_vector(
           f, last, rod.tip_clamp.active ? targets.tip_m1 : held_m1, previous.theta[last]);
   }
-  solve_quasistatic_twist(rod.state, rod.rest, rod.twist);
+  solve_quasistatic_twist(rod.state, rod.rest, rod.twist, rod.twist_tolerance);
   rod.time += dt;
 }
 
@@ -236,6 +236,22 @@ bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x
   return any;
 }
 
+bool has_drag(const DynamicRod& rod) {
+  return rod.drag_normal != 0 || rod.drag_tangent != 0;
+}
+
+Mat3 drag_matrix(const DynamicRod& rod, const Frames& f, int i) {
+  const RestShape& r = rod.rest;
+  const bool has_before = r.closed || i > 0, has_after = r.closed || i < r.edge_count();
+  Vec3 t = Vec3::Zero();
+  double share = 0;
+  if (has_before) t += f.t[r.edge_before(i)], share += 0.5 * r.edge_length[r.edge_before(i)];
+  if (has_after) t += f.t[i], share += 0.5 * r.edge_length[i];
+  if (t.norm() > 0) t.normalize();
+  const Mat3 along = t * t.transpose();
+  return share * (rod.drag_normal * (Mat3::Identity() - along) + rod.drag_tangent * along);
+}
+
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
   const int n = rod.rest.vertex_count();
   const Frames f = compute_frames(rod.state);
@@ -249,6 +265,7 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
   std::vector<Vec3> x = rod.state.x;
   for (int i = 0; i < n; ++i) {
     if (rod.fixed[i]) continue;
+    if (has_drag(rod)) force[i] -= drag_matrix(rod, f, i) * (rod.velocity[i] - rod.wind);
     const Vec3 accel = force[i] / rod.mass[i] + rod.gravity - rod.damping * rod.velocity[i];
     rod.velocity[i] += dt * accel;
     x[i] += dt * rod.velocity[i];

@@ -54,10 +54,17 @@ struct DynamicRod {
   TwistBoundary twist;
   Vec3 gravity = Vec3::Zero();  // m/s²
   double damping = 0;           // viscous damping rate (1/s): force -damping * mass * velocity
+  // Air drag per unit length, linear in the velocity relative to the air (drag_matrix).
+  double drag_normal = 0;    // N s/m², across the rod
+  double drag_tangent = 0;   // N s/m², along it
+  Vec3 wind = Vec3::Zero();  // m/s, the air's velocity
   // Axial stiffness EA (N), used by the linearly implicit integrator, where stretching is a stiff
   // elastic term instead of a constraint (der_implicit.hpp).
   double stretching_stiffness = 0;
   double time = 0;  // s
+  // Quasistatic twist solve after each step: max |∂E/∂θ^j| (N m). The default suits rods of
+  // stiffness ~1 N m²; hair (EI ~ 1e-8 N m²) needs a tolerance scaled to EI / h.
+  double twist_tolerance = 1e-10;
   Clamp root_clamp, tip_clamp;
   // Applied loads: a force per vertex (N; empty for none) and a moment on the tip edge (N m).
   // The moment's part along the tip tangent twists the rod (TwistBoundary::last_torque, set each
@@ -65,7 +72,7 @@ struct DynamicRod {
   std::vector<Vec3> point_force;
   Vec3 tip_moment = Vec3::Zero();
   // Analytic colliders (kernels/common/colliders.hpp), in their own frame, carried by
-  // `collider_motion` (a head: rotation about its centre plus translation). Symplectic step only.
+  // `collider_motion` (a head: rotation about its centre plus translation).
   std::vector<kernels::Collider<double>> colliders;
   ClampMotion collider_motion;
 };
@@ -79,6 +86,13 @@ DynamicRod rod_at_rest(const std::vector<Vec3>& polyline, double bending, double
 // Applied loads on the vertices (point forces and the bending part of the tip moment); sets the
 // twisting part as the twist boundary's torque.
 void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& force);
+
+// Air drag on vertex i, f = -D (v - wind) with D = ℓ_i [ζ⊥ (I - t tᵀ) + ζ∥ t tᵀ]: resistive
+// force theory of a slender fibre in a viscous fluid (the air resists motion across the fibre
+// more than along it; for a cylinder in Stokes flow ζ∥ ≈ ζ⊥ / 2), ℓ_i the vertex's share of the
+// rest length (half of each adjacent edge), t the unit mean of its edges' tangents.
+Mat3 drag_matrix(const DynamicRod& rod, const Frames& f, int i);
+bool has_drag(const DynamicRod& rod);
 
 // Clamps an end of the rod in its current pose (vertices fixed, material frame prescribed),
 // with an optional motion.

@@ -108,6 +108,10 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
                                 : Vec3(m * rod.velocity[i] + dt * (force[i] + m * rod.gravity));
     for (int k = 0; k < 3; ++k)
       a.emplace_back(3 * i + k, 3 * i + k, rod.fixed[i] ? 1.0 : m * (1 + dt * rod.damping));
+    if (rod.fixed[i] || !has_drag(rod)) continue;
+    const Mat3 drag = drag_matrix(rod, f, i);
+    rhs.segment<3>(3 * i) += dt * drag * rod.wind;
+    add_block(a, i, i, dt * drag);
   }
   for (const auto& t : h) {
     const bool row_fixed = rod.fixed[t.row() / 3], col_fixed = rod.fixed[t.col() / 3];
@@ -128,6 +132,8 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
     rod.velocity[i] = v.segment<3>(3 * i);
     x[i] = rod.fixed[i] ? target[i] : Vec3(x[i] + dt * rod.velocity[i]);
   }
+  std::vector<bool> pinned = rod.fixed;
+  resolve_contacts(rod, rod.time, dt, x, pinned);
   finish_step(rod, x, targets, clamped_m1, dt);
 
   ImplicitStepReport report;

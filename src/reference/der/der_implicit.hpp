@@ -2,13 +2,14 @@
 // Linearly implicit backward Euler for DER (hairsim's addition; the paper integrates
 // explicitly): one Newton step per time step, so hair-scale parameters run at steps of
 // milliseconds. Stretching is a stiff elastic energy ½ EA Σ (|e| - |ē|)² / |ē| instead of a
-// constraint. With damping c (1/s):
-//   (M (1 + h c) + h² H) v' = M v + h F(x),   x' = x + h v',
-// F the exact force (elastic forces of the quasistatic rod, §7.1, plus stretching and gravity)
-// and H an SPD approximation of the energy Hessian: the exact stretching Hessian (its positive
-// part) plus a Gauss-Newton bending Hessian Σ_i J_iᵀ A_i J_i (J_i = ∂κb_i/∂x, A_i the bending
-// quadratic form in material coordinates, material frames held over the step). The fixed point
-// of the step is the exact equilibrium F = 0, whatever the approximation in H.
+// constraint. With damping c (1/s) and air drag D (drag_matrix, linear in v, taken implicitly):
+//   (M (1 + h c) + h D + h² H) v' = M v + h (F(x) + D w),   x' = x + h v',
+// F the exact force (elastic forces of the quasistatic rod, §7.1, plus stretching and gravity),
+// w the wind, and H an SPD approximation of the energy Hessian: the exact stretching Hessian (its
+// positive part) plus a Gauss-Newton bending Hessian Σ_i J_iᵀ A_i J_i (J_i = ∂κb_i/∂x, A_i the
+// bending quadratic form in material coordinates, material frames held over the step). The fixed
+// point of the step is the exact equilibrium F = 0, whatever the approximation in H. Contacts with
+// the colliders are resolved at the end of the step as in the symplectic one (resolve_contacts).
 #include "reference/der/der_dynamics.hpp"
 
 namespace hairsim::der {
