@@ -1,0 +1,86 @@
+// The cuda backend of the simulator API: the batch lives on the device, every step is one launch
+// on the simulator's own stream (kernels/cuda/der_kernels.cu: one thread per strand), and
+// nothing comes back unless asked: positions through pinned memory, counts from a device
+// accumulator. Built only with CUDA.
+#include <array>
+
+#include "cuda/cuda_api.hpp"
+#include "cuda/der_device_batch.hpp"
+#include "cuda/stream.hpp"
+#include "engine/der_host_batch.hpp"
+#include "engine/simulator.hpp"
+#include "hairsim/error.hpp"
+
+namespace hairsim::engine {
+namespace {
+
+template <class T>
+class CudaSimulator final : public Simulator {
+ public:
+  CudaSimulator(const HairSetup& setup, int vertices, Precision precision)
+      : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
+        host_(int(setup.strands.strand_count()), vertices, 32, setup.integrator),
+        parameters_(step_parameters<T>(setup, precision)),
+        head_(setup.head),
+        device_((load_strands(host_, setup.strands, setup.material), host_.arrays())),
+        counts_(cuda::kStepCountFields),
+        positions_(3 * std::size_t(vertices) * host_.arrays().tile_count() *
+                   host_.arrays().tile_width) {
+    counts_.zero_async(stream_.get());
+  }
+
+  void step() override {
+    set_head_poses(parameters_, head_, time());
+    cuda::der_step(device_.arrays(), parameters_, counts_.data(), stream_.get());
+    ++steps_;
+  }
+
+  StepCounts counts() override {
+    std::array<unsigned long long, cuda::kStepCountFields> c{};
+    counts_.download_async(c.data(), stream_.get());
+    stream_.synchronize();
+    const StepCounts total{long(c[0]), long(c[1]), long(c[2]), long(c[3])};
+    check_solves(total, steps_);
+    return total;
+  }
+
+  void positions(std::vector<der::Vec3>& out) override {
+    const std::size_t array = positions_.size() / 3;
+    for (int k = 0; k < 3; ++k)
+      HS_CUDA_CHECK(cudaMemcpyAsync(positions_.data() + k * array, device_.arrays().position[k],
+                                    array * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    out.resize(std::size_t(strands()) * vertices());
+    for (int s = 0; s < strands(); ++s)
+      for (int i = 0; i < vertices(); ++i) {
+        const std::size_t at = host_.vertex_index(i, s);
+        out[std::size_t(s) * vertices() + i] = {double(positions_.data()[at]),
+                                                double(positions_.data()[array + at]),
+                                                double(positions_.data()[2 * array + at])};
+      }
+  }
+
+  std::string device() const override { return cuda::device_name(); }
+
+ private:
+  DerHostBatch<T> host_;  // the initial state, uploaded once; the index map of the layout
+  kernels::der::DerStepParameters<T> parameters_;
+  der::ClampMotion head_;
+  cuda::DerDeviceBatch<T> device_;
+  cuda::Stream stream_;
+  cuda::DeviceBuffer<unsigned long long> counts_;
+  cuda::PinnedBuffer<T> positions_;
+};
+
+}  // namespace
+
+std::unique_ptr<Simulator> make_cuda_simulator(const HairSetup& setup, Precision precision) {
+  if (cuda::device_count() == 0)
+    throw RunFailure("backend 'cuda'", "no CUDA device present (cudaGetDeviceCount returned 0)");
+  const int vertices = int(setup.strands.strand_size(0));
+  if (precision == Precision::float32)
+    return std::make_unique<CudaSimulator<float>>(setup, vertices, precision);
+  return std::make_unique<CudaSimulator<double>>(setup, vertices, precision);
+}
+
+}  // namespace hairsim::engine

@@ -1,0 +1,108 @@
+#pragma once
+// The simulator API: one hairstyle on a moving head, stepped by any backend. The same setup runs
+// on `reference` (one strand at a time, Eigen, double: the yardstick), `cpu` (the batched kernels
+// of kernels/der/ on all host cores) or `cuda` (the same kernels on the GPU), so a scene switches
+// backend freely and the tests compare them step for step (docs/architecture.md).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/colliders.hpp"
+#include "der/der_strand.hpp"
+#include "hairsim/material.hpp"
+#include "hairsim/strands.hpp"
+#include "reference/der/der_dynamics.hpp"
+
+namespace hairsim::engine {
+
+using kernels::der::Integrator;
+using kernels::der::StepCounts;
+
+// What to simulate, whatever the backend. Every strand starts at rest on its own polyline (a
+// groomed style is at rest), its first edge clamped to the head; all strands share the vertex
+// count (resample first) and the material.
+struct HairSetup {
+  StrandSet strands;
+  RodMaterial material;
+  // The head's motion from its pose at t = 0: carries the root clamps and the colliders. Its
+  // rotation is about head.center (the origin when unset).
+  der::ClampMotion head;
+  std::vector<kernels::Collider<double>> colliders;  // head frame, at most kMaxColliders
+  der::Vec3 gravity{0, -9.81, 0};                    // m/s²
+  double damping = 0;                                // 1/s, viscous: force -damping m v
+  double drag_normal = 0, drag_tangent = 0;          // N s/m², air drag per unit length
+  der::Vec3 wind = der::Vec3::Zero();                // m/s
+  Integrator integrator = Integrator::symplectic;
+  double dt = 1e-4;  // s
+  // Fast projection tolerance on edge lengths, relative to the shortest rest edge (symplectic);
+  // <= 0: the precision's default (1e-12 in double; 3e-5 in float, a few ulps of head-scale
+  // coordinates, below which the projection iterates on round-off).
+  double relative_length_tolerance = 0;
+  // Twist solve tolerance on |∂E/∂θ| relative to EI / h (h the shortest rest edge); <= 0: the
+  // precision's default (1e-8 in double, 1e-4 in float).
+  double relative_twist_tolerance = 0;
+};
+
+enum class Backend { reference, cpu, cuda };
+enum class Precision { float32, float64 };
+
+struct SimulatorOptions {
+  std::string model = "der";
+  Backend backend = Backend::cpu;
+  Precision precision = Precision::float64;
+};
+
+Backend parse_backend(const std::string& name);      // reference, cpu, cuda, auto (cuda if present)
+Precision parse_precision(const std::string& name);  // float, double
+std::string to_string(Backend b);
+std::string to_string(Precision p);
+
+class Simulator {
+ public:
+  // Throws Error on a setup or option it cannot run (unknown model, float on the reference,
+  // strands of different sizes, too many colliders), RunFailure where the backend is missing
+  // (cuda without a device or without CUDA in the build).
+  static std::unique_ptr<Simulator> create(const HairSetup& setup, const SimulatorOptions& options);
+  virtual ~Simulator() = default;
+
+  // One step of dt (asynchronous on cuda).
+  virtual void step() = 0;
+  // Counts summed over all strands and steps so far (the reference counts projection
+  // iterations only). Throws RunFailure if an implicit solve failed (cpu: at once, from step()).
+  virtual StepCounts counts() = 0;
+  // Every vertex, strand after strand (strand s, vertex i at s * vertices + i), in metres. On
+  // cuda this and counts() are the only copies back from the device.
+  virtual void positions(std::vector<der::Vec3>& out) = 0;
+  virtual std::string device() const = 0;  // "CPU model, N threads" or the GPU's name
+
+  int strands() const { return strands_; }
+  int vertices() const { return vertices_; }
+  double dt() const { return dt_; }
+  double time() const { return double(steps_) * dt_; }
+  long steps() const { return steps_; }
+
+ protected:
+  Simulator(int strands, int vertices, double dt)
+      : strands_(strands), vertices_(vertices), dt_(dt) {}
+  long steps_ = 0;
+
+ private:
+  int strands_, vertices_;
+  double dt_;
+};
+
+// The kernels' step parameters of a setup, all but the head poses (set_head_poses).
+template <class T>
+kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Precision precision);
+// The head's pose at t and t + dt into p (p.dt): the step from t.
+template <class T>
+void set_head_poses(kernels::der::DerStepParameters<T>& p, const der::ClampMotion& head, double t);
+// Throws RunFailure naming the step if any implicit solve failed.
+void check_solves(const StepCounts& counts, long step);
+
+std::string cpu_description(int threads);
+
+// The cuda backend (cuda_simulator.cpp, built with CUDA only): RunFailure without a device.
+std::unique_ptr<Simulator> make_cuda_simulator(const HairSetup& setup, Precision precision);
+
+}  // namespace hairsim::engine
