@@ -188,7 +188,8 @@ int cmd_run(const RunArgs& a) {
 
 struct BenchArgs {
   std::string model = "der";
-  std::vector<std::string> backends{"cpu"}, precisions{"float"};
+  std::vector<std::string> backends{"cpu"}, precisions{"float"}, integrators{"symplectic"},
+      collisions{"off"};
   std::vector<int> strands{1000, 10000}, vertices{32};
   int steps = 20;
   std::string json;
@@ -201,33 +202,43 @@ std::string iterations(double mean) {
   return text;
 }
 
+void print_bench_row(const engine::DerBenchResult& r) {
+  const engine::DerBenchCase& c = r.config;
+  std::printf("%-9s %-6s %-10s %-4s %8d %4d", c.backend.c_str(), c.precision.c_str(),
+              c.integrator.c_str(), c.collisions ? "on" : "off", c.strands, c.vertices);
+  if (r.ran)
+    std::printf(" %10.3f %12.3e %6s %6s %7s  %s\n", r.ms_per_step, r.svu_per_second,
+                iterations(r.projection_iterations).c_str(), iterations(r.twist_iterations).c_str(),
+                iterations(r.contacts).c_str(), r.device.c_str());
+  else
+    std::printf("  skipped: %s\n", r.note.c_str());
+  std::fflush(stdout);
+}
+
 // Prints one row per case (and writes them all to --json): ms/step, strand-vertex updates per
-// second and mean iterations (projection, twist Newton) per strand and step, per backend.
+// second, mean iterations (projection, twist Newton) and contacts per strand and step.
 int cmd_bench(const BenchArgs& a) {
   if (a.model != "der") throw Error("--model", "only 'der' runs on the engine so far");
   if (!a.json.empty() && std::filesystem::path(a.json).extension() != ".json")
     throw Error("--json", "expected a .json file name");
+  for (const std::string& c : a.collisions)
+    if (c != "on" && c != "off") throw Error("--collisions", "must be on or off (got '" + c + "')");
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-9s %-6s %8s %4s %10s %12s %6s %6s  %s\n", "backend", "prec", "strands", "vert",
-              "ms/step", "SVU/s", "proj", "twist", "device");
+  std::printf("%-9s %-6s %-10s %-4s %8s %4s %10s %12s %6s %6s %7s  %s\n", "backend", "prec",
+              "integrator", "coll", "strands", "vert", "ms/step", "SVU/s", "proj", "twist",
+              "contact", "device");
   for (const std::string& backend : a.backends)
     for (const std::string& precision : a.precisions)
-      for (int n : a.strands)
-        for (int v : a.vertices) {
-          if (backend == "reference" && precision != "double") continue;
-          const engine::DerBenchResult r =
-              engine::run_der_bench({backend, precision, n, v, a.steps});
-          if (r.ran)
-            std::printf("%-9s %-6s %8d %4d %10.3f %12.3e %6s %6s  %s\n", backend.c_str(),
-                        precision.c_str(), n, v, r.ms_per_step, r.svu_per_second,
-                        iterations(r.projection_iterations).c_str(),
-                        iterations(r.twist_iterations).c_str(), r.device.c_str());
-          else
-            std::printf("%-9s %-6s %8d %4d  skipped: %s\n", backend.c_str(), precision.c_str(), n,
-                        v, r.note.c_str());
-          std::fflush(stdout);
-          rows.push_back(engine::to_json(r));
-        }
+      for (const std::string& integrator : a.integrators)
+        for (const std::string& collisions : a.collisions)
+          for (int n : a.strands)
+            for (int v : a.vertices) {
+              if (backend == "reference" && precision != "double") continue;
+              const engine::DerBenchResult r = engine::run_der_bench(
+                  {backend, precision, integrator, collisions == "on", n, v, a.steps});
+              print_bench_row(r);
+              rows.push_back(engine::to_json(r));
+            }
   if (!a.json.empty()) io::write_file_atomically(a.json, rows.dump(2) + "\n");
   return 0;
 }
@@ -304,12 +315,20 @@ int run(int argc, char** argv) {
 
   BenchArgs bench_args;
   auto* bench = app.add_subcommand(
-      "bench", "Time one DER step of generated hair (symplectic, no collisions) per backend");
+      "bench", "Time DER steps of generated hair on a still head, per backend and integrator");
   bench->add_option("--model", bench_args.model, "rod model (der)")->capture_default_str();
   bench->add_option("--backend", bench_args.backends, "reference, cpu, cuda (comma list)")
       ->delimiter(',')
       ->capture_default_str();
   bench->add_option("--precision", bench_args.precisions, "float, double (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--integrator", bench_args.integrators, "symplectic, implicit (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench
+      ->add_option("--collisions", bench_args.collisions,
+                   "off, on: the head's sphere collider (comma list)")
       ->delimiter(',')
       ->capture_default_str();
   bench->add_option("--strands", bench_args.strands, "strand counts (comma list)")

@@ -5,6 +5,7 @@
 
 #include "engine/der_cpu_backend.hpp"
 #include "engine/der_host_batch.hpp"
+#include "engine/simulator.hpp"
 #include "hairsim/error.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
 #include "cuda/cuda_api.hpp"
@@ -15,7 +16,7 @@ namespace hairsim::engine {
 namespace {
 
 // What the batched engine runs so far: an open rod, clamped root (optionally moving rigidly,
-// no twist motion), free tip, symplectic dynamics, gravity and damping.
+// no twist motion), free tip, dynamics with either integrator, gravity and damping.
 void check_supported(const der::DerScene& sc) {
   const der::DynamicRod& r = sc.rod;
   const std::string b = "'" + sc.backend + "' ";
@@ -26,7 +27,6 @@ void check_supported(const der::DerScene& sc) {
   if (!r.root_clamp.active) unsupported("a free root");
   if (r.tip_clamp.active) unsupported("a clamped tip");
   if (sc.body) unsupported("bodies");
-  if (sc.implicit) unsupported("the implicit integrator");
   if (sc.static_mode) unsupported("static mode");
   if (!r.point_force.empty() || r.tip_moment != der::Vec3::Zero()) unsupported("loads");
   if (sc.trace_every > 0) unsupported("output.trace_every");
@@ -61,11 +61,7 @@ void copy_back(const DerHostBatch<double>& batch, der::DynamicRod& rod) {
 }  // namespace
 
 std::string resolve_backend(const std::string& backend) {
-  if (backend != "auto") return backend;
-#ifdef HAIRSIM_HAVE_CUDA
-  if (cuda::device_count() > 0) return "cuda";
-#endif
-  return "cpu";
+  return backend == "auto" ? to_string(parse_backend(backend)) : backend;
 }
 
 der::SceneRun run_der_scene_batched(der::DerScene& sc) {
@@ -73,17 +69,19 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
   check_supported(sc);
   const auto start = std::chrono::steady_clock::now();
   der::DynamicRod& rod = sc.rod;
-  DerHostBatch<double> batch(1, rod.rest.vertex_count());
-  batch.set_strand(0, rod.rest, rod.state, rod.mass);
+  const auto integrator = sc.implicit ? Integrator::implicit : Integrator::symplectic;
+  DerHostBatch<double> batch(1, rod.rest.vertex_count(), 32, integrator);
+  batch.set_strand(0, rod.rest, rod.state, rod.mass, rod.stretching_stiffness);
   for (int i = 0; i < batch.vertices(); ++i)
     for (int k = 0; k < 3; ++k)
       batch.arrays().velocity[k][batch.vertex_index(i, 0)] = rod.velocity[i][k];
   kernels::der::DerStepParameters<double> p;
+  p.integrator = integrator;
   p.dt = sc.dt;
   p.gravity = {rod.gravity.x(), rod.gravity.y(), rod.gravity.z()};
   p.damping = rod.damping;
   p.length_tolerance = 1e-12 * sc.length;  // as the reference scene run
-  p.twist_tolerance = 1e-10;
+  p.twist_tolerance = rod.twist_tolerance;
   auto step_parameters = [&](int step) {
     p.head_previous = root_pose(rod.root_clamp, rod.time + step * sc.dt);
     p.head = root_pose(rod.root_clamp, rod.time + (step + 1) * sc.dt);

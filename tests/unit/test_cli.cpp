@@ -88,27 +88,39 @@ TEST(Cli, HelpExitsZero) {
 }
 
 TEST(Cli, BenchWritesOneRowPerCase) {
-  // 2 backends x 2 strand counts; the cuda rows say why they were skipped when no device is here.
+  // 2 backends x 2 integrators x collisions off/on x 2 strand counts; the cuda rows say why they
+  // were skipped when no device is here.
   ScratchDir dir;
   const auto r = run_cli(
-      "bench --backend cpu,cuda --precision double --strands 8,16 --vertices 6 --steps 2 --json '" +
+      "bench --backend cpu,cuda --precision double --integrator symplectic,implicit "
+      "--collisions off,on --strands 8,16 --vertices 6 --steps 2 --json '" +
           (dir / "bench.json").string() + "'",
       dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto bytes = test::read_bytes(dir / "bench.json");
   const auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 16u);
+  int implicit_rows = 0, collision_rows = 0;
   for (const auto& row : rows) {
     EXPECT_EQ(row["vertices"], 6);
+    implicit_rows += row["integrator"] == "implicit";
+    collision_rows += row["collisions"].get<bool>();
     if (row["backend"] == "cpu") {
       EXPECT_TRUE(row["ran"].get<bool>());
       // SVU/s is strands x vertices over the time of one step.
       EXPECT_NEAR(row["svu_per_second"].get<double>() * row["ms_per_step"].get<double>() * 1e-3,
                   row["strands"].get<double>() * 6, 1e-6 * row["strands"].get<double>());
+      // The implicit step has no projection; the symplectic one projects at least once.
+      if (row["integrator"] == "implicit")
+        EXPECT_EQ(row["projection_iterations"], -1);
+      else
+        EXPECT_GE(row["projection_iterations"].get<double>(), 1.0);
     } else if (!row["ran"].get<bool>()) {
       EXPECT_FALSE(row["note"].get<std::string>().empty());
     }
   }
+  EXPECT_EQ(implicit_rows, 8);
+  EXPECT_EQ(collision_rows, 8);
 }
 
 TEST(Cli, BenchRejectsUnknownBackendAndModel) {
@@ -117,6 +129,8 @@ TEST(Cli, BenchRejectsUnknownBackendAndModel) {
        {std::pair{"bench --backend gpu", "--backend: must be reference, cpu or cuda"},
         std::pair{"bench --model cosserat", "--model: only 'der' runs on the engine so far"},
         std::pair{"bench --precision half", "--precision: must be float or double"},
+        std::pair{"bench --integrator rk4", "--integrator: must be symplectic or implicit"},
+        std::pair{"bench --collisions maybe", "--collisions: must be on or off"},
         std::pair{"bench --json out.txt", "--json: expected a .json file name"}}) {
     const auto r = run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 2) << args;
