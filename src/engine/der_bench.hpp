@@ -2,7 +2,7 @@
 // `hairsim bench` for DER: steps of a generated hairstyle (wavy, human hair, roots clamped to a
 // still head, gravity, damping) timed through the simulator API on a backend: reference (one
 // strand at a time, Eigen), cpu (batched kernels, all cores) or cuda (the same kernels, one
-// thread per strand); either integrator, with or without the head's sphere collider.
+// thread per strand); either integrator, with or without the head collider.
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,7 +13,7 @@ struct DerBenchCase {
   std::string backend;                    // reference, cpu, cuda
   std::string precision;                  // float, double (reference: double)
   std::string integrator = "symplectic";  // symplectic, implicit
-  bool collisions = false;                // the head's sphere collider, tested at every vertex
+  bool collisions = false;                // the head collider (bench_setup), tested at every vertex
   int strands = 1000, vertices = 32, steps = 20;
 };
 

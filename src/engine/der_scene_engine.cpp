@@ -80,6 +80,9 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
   p.dt = sc.dt;
   p.gravity = {rod.gravity.x(), rod.gravity.y(), rod.gravity.z()};
   p.damping = rod.damping;
+  p.drag_normal = rod.drag_normal;
+  p.drag_tangent = rod.drag_tangent;
+  p.wind = {rod.wind.x(), rod.wind.y(), rod.wind.z()};
   p.length_tolerance = 1e-12 * sc.length;  // as the reference scene run
   p.twist_tolerance = rod.twist_tolerance;
   auto step_parameters = [&](int step) {

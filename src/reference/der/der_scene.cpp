@@ -149,6 +149,14 @@ void parse_loads(JsonReader loads, DynamicRod& r) {
   }
 }
 
+// Air drag (drag_matrix): ζ⊥ and ζ∥ per unit length, and the wind.
+void parse_air(JsonReader air, DynamicRod& r) {
+  r.drag_normal = air.number("drag_normal", 0.0, ">= 0", scene::non_negative);
+  r.drag_tangent = air.number("drag_tangent", 0.5 * r.drag_normal, ">= 0", scene::non_negative);
+  r.wind = air.vec3("wind", Vec3::Zero());
+  air.finish();
+}
+
 }  // namespace
 
 namespace {
@@ -292,6 +300,7 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   parse_loads(top.object("loads"), r);
   r.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   r.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
+  parse_air(top.object("air"), r);
   r.stretching_stiffness = k.stretching;
   parse_initial(top.object("initial"), sc, shape, root_clamped && !tip_clamped);
 
