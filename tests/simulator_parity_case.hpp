@@ -38,7 +38,9 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   setup.damping = 0.5;
   setup.drag_normal = 1e-4;  // N s/m²: Stokes drag on a 80 µm fibre in air, about 17 /s
   setup.drag_tangent = 5e-5;
-  setup.wind = der::Vec3(0.5, 0, 0.2);
+  // A mean wind with gusts (4 modes, 0.3 m/s RMS, 2 Hz, 0.2 m): it varies along the strands and
+  // over the run.
+  setup.wind = kernels::make_gusts({0.5, 0, 0.2}, 0.3, 2, 0.2, 4, 11);
   setup.integrator = integrator;
   // The explicit limit 0.1 h² sqrt(ρS / EI) of the shortest edge (docs/models/der.md); the
   // implicit step runs at 10 times that.

@@ -14,6 +14,7 @@
 #include "common/strided.hpp"
 #include "common/thomas.hpp"
 #include "common/vector3.hpp"
+#include "common/wind.hpp"
 
 namespace hairsim::kernels::der {
 
@@ -493,7 +494,8 @@ struct DerStepParameters {
   // Air drag per unit length, linear in the velocity relative to the air (drag_matrix below).
   T drag_normal = 0;       // N s/m², across the strand
   T drag_tangent = 0;      // N s/m², along it
-  Vector3<T> wind;         // m/s, the air's velocity
+  WindField<T> wind;       // the air's velocity, evaluated at the step's start
+  T time = 0;              // s, the step's start (the wind's clock)
   T length_tolerance = 0;  // m, fast projection
   T twist_tolerance = 0;   // energy units, max |∂E/∂θ|
   int max_projection_iterations = 50;
@@ -606,7 +608,7 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
     if (i < 2) continue;  // the root clamp
     const Vector3<T> vi = v.get(i);
     Vector3<T> force = f.get(i);
-    if (drag) force -= drag_matrix(st, p, i) * (vi - p.wind);
+    if (drag) force -= drag_matrix(st, p, i) * (vi - p.wind.at(x.get(i), p.time));
     const Vector3<T> accel = force / mass[i] + p.gravity - p.damping * vi;
     const Vector3<T> vn = vi + p.dt * accel;
     v.set(i, vn);
@@ -752,7 +754,7 @@ HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& 
     if (drag) {
       const Matrix3<T> d = drag_matrix(st, p, i);
       lhs += p.dt * d;
-      rhs += p.dt * (d * p.wind);
+      rhs += p.dt * (d * p.wind.at(x.get(i), p.time));
     }
     system.add(i, i, lhs);
     system.add_rhs(i, rhs);

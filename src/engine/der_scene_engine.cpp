@@ -82,11 +82,12 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
   p.damping = rod.damping;
   p.drag_normal = rod.drag_normal;
   p.drag_tangent = rod.drag_tangent;
-  p.wind = {rod.wind.x(), rod.wind.y(), rod.wind.z()};
+  p.wind = rod.wind;
   p.length_tolerance = 1e-12 * sc.length;  // as the reference scene run
   p.twist_tolerance = rod.twist_tolerance;
   auto step_parameters = [&](int step) {
-    p.head_previous = root_pose(rod.root_clamp, rod.time + step * sc.dt);
+    p.time = rod.time + step * sc.dt;
+    p.head_previous = root_pose(rod.root_clamp, p.time);
     p.head = root_pose(rod.root_clamp, rod.time + (step + 1) * sc.dt);
   };
   if (sc.backend == "cpu") {

@@ -88,7 +88,7 @@ kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Preci
   p.damping = T(setup.damping);
   p.drag_normal = T(setup.drag_normal);
   p.drag_tangent = T(setup.drag_tangent);
-  p.wind = to_kernel<T>(setup.wind);
+  p.wind = kernels::convert<T>(setup.wind);
   p.length_tolerance = T(length * h);
   p.twist_tolerance = T(twist * setup.material.bending_stiffness() / h);
   p.collider_count = int(setup.colliders.size());
@@ -114,6 +114,7 @@ void set_head_poses(kernels::der::DerStepParameters<T>& p, const der::ClampMotio
     pose.translation = to_kernel<T>(head.translation(time));
     return pose;
   };
+  p.time = T(t);
   p.head_previous = pose_at(t);
   p.head = pose_at(t + double(p.dt));
 }

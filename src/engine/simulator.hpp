@@ -31,7 +31,7 @@ struct HairSetup {
   der::Vec3 gravity{0, -9.81, 0};                    // m/s²
   double damping = 0;                                // 1/s, viscous: force -damping m v
   double drag_normal = 0, drag_tangent = 0;          // N s/m², air drag per unit length
-  der::Vec3 wind = der::Vec3::Zero();                // m/s
+  kernels::WindField<double> wind;                   // mean and gusts
   Integrator integrator = Integrator::symplectic;
   double dt = 1e-4;  // s
   // Fast projection tolerance on edge lengths, relative to the shortest rest edge (symplectic);

@@ -25,7 +25,7 @@ DynamicRod falling_rod() {
   rod.gravity = Vec3(0, -kGravity, 0);
   rod.drag_normal = kNormal;
   rod.drag_tangent = kTangent;
-  rod.wind = Vec3(kWind, 0, 0);
+  rod.wind.mean = {kWind, 0, 0};
   rod.stretching_stiffness = 100;
   return rod;
 }

@@ -107,11 +107,13 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
 
 Vec3 ClampMotion::translation(double t) const {
   t = std::min(t, duration);
+  if (keyframes) return keyframes->translation(t);
   return velocity * t + translation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
 }
 
 Mat3 ClampMotion::rotation(double t) const {
   t = std::min(t, duration);
+  if (keyframes) return keyframes->rotation(t);
   const Vec3 r =
       angular_velocity * t + rotation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
   const double angle = r.norm();
@@ -236,6 +238,12 @@ bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x
   return any;
 }
 
+Vec3 wind_at(const DynamicRod& rod, int i) {
+  const Vec3& x = rod.state.x[i];
+  const kernels::Vector3<double> w = rod.wind.at({x.x(), x.y(), x.z()}, rod.time);
+  return {w.x, w.y, w.z};
+}
+
 bool has_drag(const DynamicRod& rod) {
   return rod.drag_normal != 0 || rod.drag_tangent != 0;
 }
@@ -265,7 +273,7 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
   std::vector<Vec3> x = rod.state.x;
   for (int i = 0; i < n; ++i) {
     if (rod.fixed[i]) continue;
-    if (has_drag(rod)) force[i] -= drag_matrix(rod, f, i) * (rod.velocity[i] - rod.wind);
+    if (has_drag(rod)) force[i] -= drag_matrix(rod, f, i) * (rod.velocity[i] - wind_at(rod, i));
     const Vec3 accel = force[i] / rod.mass[i] + rod.gravity - rod.damping * rod.velocity[i];
     rod.velocity[i] += dt * accel;
     x[i] += dt * rod.velocity[i];

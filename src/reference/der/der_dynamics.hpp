@@ -3,16 +3,20 @@
 // inextensibility enforced by fast projection (§8.1), the material frame quasistatic (§5.1).
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "common/colliders.hpp"
+#include "common/wind.hpp"
+#include "hairsim/motion.hpp"
 #include "reference/der/der_rod.hpp"
 
 namespace hairsim::der {
 
 // Prescribed motion of a clamp relative to its pose at t = 0: constant rates plus one sinusoid,
-// evaluated at τ = min(t, duration) (after `duration` the clamp holds its pose).
+// evaluated at τ = min(t, duration) (after `duration` the clamp holds its pose); or, when
+// `keyframes` is set, that path's translation and rotation instead (twist stays parametric).
 //   translation(t) = velocity τ + translation_amplitude sin(2π f τ)
 //   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about `center`
 //                    (default: the clamp's pivot)
@@ -29,6 +33,7 @@ struct ClampMotion {
   // Centre of the rotation (m, world); default the clamp's pivot. A head turning about its
   // centre moves every root clamp with the same motion and this centre.
   std::optional<Vec3> center;
+  std::shared_ptr<const KeyframePath> keyframes;
 
   Vec3 translation(double t) const;
   Mat3 rotation(double t) const;
@@ -55,9 +60,9 @@ struct DynamicRod {
   Vec3 gravity = Vec3::Zero();  // m/s²
   double damping = 0;           // viscous damping rate (1/s): force -damping * mass * velocity
   // Air drag per unit length, linear in the velocity relative to the air (drag_matrix).
-  double drag_normal = 0;    // N s/m², across the rod
-  double drag_tangent = 0;   // N s/m², along it
-  Vec3 wind = Vec3::Zero();  // m/s, the air's velocity
+  double drag_normal = 0;           // N s/m², across the rod
+  double drag_tangent = 0;          // N s/m², along it
+  kernels::WindField<double> wind;  // the air's velocity (mean and gusts), at the step's start
   // Axial stiffness EA (N), used by the linearly implicit integrator, where stretching is a stiff
   // elastic term instead of a constraint (der_implicit.hpp).
   double stretching_stiffness = 0;
@@ -92,6 +97,8 @@ void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& forc
 // more than along it; for a cylinder in Stokes flow ζ∥ ≈ ζ⊥ / 2), ℓ_i the vertex's share of the
 // rest length (half of each adjacent edge), t the unit mean of its edges' tangents.
 Mat3 drag_matrix(const DynamicRod& rod, const Frames& f, int i);
+// The wind at vertex i at the rod's time (the start of a step).
+Vec3 wind_at(const DynamicRod& rod, int i);
 bool has_drag(const DynamicRod& rod);
 
 // Clamps an end of the rod in its current pose (vertices fixed, material frame prescribed),

@@ -110,7 +110,7 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
       a.emplace_back(3 * i + k, 3 * i + k, rod.fixed[i] ? 1.0 : m * (1 + dt * rod.damping));
     if (rod.fixed[i] || !has_drag(rod)) continue;
     const Mat3 drag = drag_matrix(rod, f, i);
-    rhs.segment<3>(3 * i) += dt * drag * rod.wind;
+    rhs.segment<3>(3 * i) += dt * drag * wind_at(rod, i);
     add_block(a, i, i, dt * drag);
   }
   for (const auto& t : h) {

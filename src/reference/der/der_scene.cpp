@@ -153,7 +153,8 @@ void parse_loads(JsonReader loads, DynamicRod& r) {
 void parse_air(JsonReader air, DynamicRod& r) {
   r.drag_normal = air.number("drag_normal", 0.0, ">= 0", scene::non_negative);
   r.drag_tangent = air.number("drag_tangent", 0.5 * r.drag_normal, ">= 0", scene::non_negative);
-  r.wind = air.vec3("wind", Vec3::Zero());
+  const Vec3 wind = air.vec3("wind", Vec3::Zero());
+  r.wind.mean = {wind.x(), wind.y(), wind.z()};
   air.finish();
 }
 
