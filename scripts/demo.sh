@@ -1,26 +1,26 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds Release, runs the default demo and prints what it wrote.
+# Installs what is missing, builds Release, runs scenes/demo.json (generated wavy hair on a
+# shaking head; on a machine without a GPU the scene scales its strand count down and says so)
+# and prints where the previews, the MP4 (when ffmpeg is installed) and the summary are.
 source "$(dirname "$0")/common.sh"
 hairsim_build release
 cd "$HAIRSIM_ROOT"
 hairsim=build/release/src/hairsim
 out=out/demo
-mkdir -p "$out"
+rm -rf "$out"
 
-# A generated wavy hairstyle on an ellipsoid head, and the real Bangs fixture on its head mesh.
-$hairsim generate --style wavy --strands 4000 --vertices 32 --length 0.22 --seed 7 \
-  -o "$out/wavy.hair" --head-out "$out/head_ellipsoid.ply" >/dev/null
-$hairsim render "$out/wavy.hair" --head "$out/head_ellipsoid.ply" -o "$out/wavy.png" \
-  --azimuth 35 --elevation 10
-$hairsim generate --style curly --strands 3000 --vertices 48 --length 0.18 --seed 3 \
-  -o "$out/curly.hair" >/dev/null
-$hairsim render "$out/curly.hair" --head "$out/head_ellipsoid.ply" -o "$out/curly.png" \
-  --azimuth -30 --elevation 15
+$hairsim run scenes/demo.json --out "$out"
+# The real Bangs fixture on its head mesh, as a still preview.
 $hairsim render tests/data/Bangs_100.hair --units mm --head tests/data/Bangs_head.ply \
-  -o "$out/bangs.png" --up x --azimuth 210 --elevation 10 --line-width 1.6
-$hairsim info tests/data/Bangs_100.hair --units mm > "$out/bangs_info.txt"
+  -o "$out/bangs.png" --up x --azimuth 210 --elevation 10 --line-width 1.6 >/dev/null
 
+echo
 echo "hairsim demo wrote:"
-for f in wavy.hair wavy.png curly.hair curly.png head_ellipsoid.ply bangs.png bangs_info.txt; do
-  echo "  $HAIRSIM_ROOT/$out/$f"
-done
+echo "  previews: $HAIRSIM_ROOT/$out/png/ ($(ls "$out/png" | wc -l) PNG frames)"
+if [ -f "$out/hair.mp4" ]; then
+  echo "  video:    $HAIRSIM_ROOT/$out/hair.mp4"
+else
+  echo "  video:    none (install ffmpeg for an MP4: apt-get install ffmpeg)"
+fi
+echo "  summary:  $HAIRSIM_ROOT/$out/summary.json"
+echo "  Bangs:    $HAIRSIM_ROOT/$out/bangs.png"

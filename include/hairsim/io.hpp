@@ -44,6 +44,39 @@ StrandSet read_strands(const std::filesystem::path& path, const ReadOptions& opt
 void write_strands(const std::filesystem::path& path, const StrandSet& strands,
                    const WriteOptions& options = {});
 
+// An animated .usda written frame by frame: one BasisCurves prim whose points are time samples
+// (time code = frame number, `fps` codes per second). The file appears at finish() (temporary
+// file + rename) and holds every frame added before, so a run that stops early still leaves a
+// valid file. Without finish() (an exception) the temporary files are removed.
+class UsdaAnimationWriter {
+ public:
+  UsdaAnimationWriter(std::filesystem::path path, const StrandSet& topology, double fps);
+  ~UsdaAnimationWriter();
+  UsdaAnimationWriter(const UsdaAnimationWriter&) = delete;
+  UsdaAnimationWriter& operator=(const UsdaAnimationWriter&) = delete;
+  // The points of every strand (topology's order, m) at frame `frame`.
+  void add_frame(int frame, const std::vector<Vec3>& points);
+  void finish();
+
+ private:
+  std::filesystem::path path_, body_;
+  std::vector<std::size_t> counts_;
+  std::size_t points_ = 0;
+  double fps_;
+  int first_ = 0, last_ = -1;
+  bool finished_ = false;
+};
+
+// An animated .usda read back (the subset UsdaAnimationWriter writes): frame times (time codes)
+// and the points of each. Throws Error naming the file and offset on anything else.
+struct UsdaAnimation {
+  StrandSet topology;  // the strands at the first sample
+  double fps = 0;
+  std::vector<double> times;
+  std::vector<std::vector<Vec3>> frames;
+};
+UsdaAnimation read_usda_animation(const std::filesystem::path& path);
+
 // Meshes: .ply (vertex + face list) and .obj (v + f); polygons are fan-triangulated.
 TriangleMesh read_mesh(const std::filesystem::path& path, const ReadOptions& options = {});
 void write_mesh(const std::filesystem::path& path, const TriangleMesh& mesh,

@@ -22,6 +22,9 @@ struct RenderOptions {
   double elevation_deg = 10;  // camera above the horizontal plane
   double line_width_px = 1.0;
   int supersample = 3;  // samples per pixel along each axis (anti-aliasing)
+  // The box (m) the camera frames; unset (min above max), the drawn geometry's bounding box.
+  // An animation sets it once so that every frame shares one camera.
+  Vec3 frame_min = Vec3::Constant(1), frame_max = Vec3::Constant(-1);
   Color hair_color{0.16f, 0.085f,
                    0.04f};  // linear RGB: mid brown  // used when the strands carry no colours
   Color head_color{0.62f, 0.45f, 0.36f};

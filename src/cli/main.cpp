@@ -1,12 +1,18 @@
 // hairsim command-line interface. Bad input: one line on stderr, exit code 2, no output file.
 // A failed run for any other reason: exit code 1.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "engine/der_bench.hpp"
 #include "engine/der_scene_engine.hpp"
+#include "engine/hair_run.hpp"
+#include "engine/hair_scene.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
@@ -20,6 +26,14 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitFailure = 1;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, the shell's convention
+
+// Ctrl-C during a hairstyle run: stop after the current frame (a second one ends the process).
+std::atomic<bool> g_stop_requested{false};
+extern "C" void request_stop(int) {
+  g_stop_requested = true;
+  std::signal(SIGINT, SIG_DFL);
+}
 
 StrandSet load(const std::string& path, const std::string& units) {
   ReadReport report;
@@ -129,7 +143,8 @@ int cmd_generate(GenerateArgs a) {
 }
 
 struct RunArgs {
-  std::string scene, out, final_file, final_units = "m", backend;
+  std::string scene, out, final_file, final_units = "m", backend, model, precision;
+  std::string frames, duration;  // kept as text: they become --set overrides
   std::vector<std::string> overrides;
 };
 
@@ -146,10 +161,64 @@ nlohmann::json load_scene_document(const std::string& path,
   return doc;
 }
 
+// A hairstyle scene (docs/scenes.md): parsed completely (files included) before anything is
+// written; progress on stdout; Ctrl-C stops after the current frame.
+int run_hair(const RunArgs& a, const nlohmann::json& doc) {
+  if (!a.final_file.empty())
+    throw Error("--final", "is for single-rod scenes; hairstyle scenes write output.frames");
+  engine::HairScene sc;
+  try {
+    sc = engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(a.scene + ": " + e.where(), e.why());
+  }
+  const std::filesystem::path out =
+      a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
+                    : std::filesystem::path(a.out);
+  if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
+  std::cout << sc.setup.strands.strand_count() << " strands, " << sc.frames << " frames at "
+            << sc.fps << " fps, " << sc.steps_per_frame << " steps per frame, backend "
+            << engine::to_string(sc.options.backend) << " ("
+            << engine::to_string(sc.options.precision) << ")\n";
+  g_stop_requested = false;
+  std::signal(SIGINT, request_stop);
+  engine::RunControl control{&std::cout, isatty(STDOUT_FILENO) == 1, &g_stop_requested};
+  engine::HairRunResult result;
+  try {
+    result = engine::run_hair_scene(sc, out, control);
+  } catch (...) {
+    std::signal(SIGINT, SIG_DFL);
+    throw;
+  }
+  std::signal(SIGINT, SIG_DFL);
+  for (const auto& file : result.written) std::cout << file.string() << "\n";
+  if (!sc.output.frames.empty()) std::cout << (out / "frames").string() << "/\n";
+  if (sc.output.png_every > 0) std::cout << (out / "png").string() << "/\n";
+  if (result.interrupted) {
+    std::cerr << "hairsim: interrupted after frame " << result.summary["frames"].get<int>()
+              << "; everything written so far is complete\n";
+    return kExitInterrupted;
+  }
+  return 0;
+}
+
 int cmd_run(const RunArgs& a) {
   std::vector<std::string> overrides = a.overrides;
-  if (!a.backend.empty()) overrides.push_back("backend=" + a.backend);  // as --set backend=...
-  const nlohmann::json doc = load_scene_document(a.scene, overrides);
+  // The options are --set overrides of the scene's own fields.
+  if (!a.backend.empty()) overrides.push_back("backend=" + a.backend);
+  if (!a.model.empty()) overrides.push_back("model=" + a.model);
+  if (!a.precision.empty()) overrides.push_back("precision=" + a.precision);
+  if (!a.frames.empty()) overrides.push_back("time.frames=" + a.frames);
+  if (!a.duration.empty()) overrides.push_back("time.duration=" + a.duration);
+  nlohmann::json doc = load_scene_document(a.scene, overrides);
+  // --frames replaces the scene's duration and --duration its frame count.
+  if (doc.contains("time") && doc["time"].is_object()) {
+    if (!a.frames.empty()) doc["time"].erase("duration");
+    if (!a.duration.empty()) doc["time"].erase("frames");
+  }
+  if (engine::is_hair_scene(doc)) return run_hair(a, doc);
   der::DerScene sc;
   try {
     sc = der::parse_der_scene(doc);
@@ -302,7 +371,8 @@ int run(int argc, char** argv) {
   gener->add_option("--head-out", gen.head_out, "also write the ellipsoid head mesh (.ply/.obj)");
 
   RunArgs run_args;
-  auto* runc = app.add_subcommand("run", "Run a scene file (model der)");
+  auto* runc =
+      app.add_subcommand("run", "Run a scene file: a hairstyle or a single rod (model der)");
   runc->add_option("SCENE", run_args.scene, "scene file (.json), see docs/scenes.md")->required();
   runc->add_option("--out", run_args.out, "output folder (default: out/<scene name>)");
   runc->add_option("--final", run_args.final_file, "write the last state as a strand file");
@@ -310,6 +380,10 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   runc->add_option("--backend", run_args.backend,
                    "reference, cpu, cuda or auto (cuda when a device is present, else cpu)");
+  runc->add_option("--model", run_args.model, "rod model (der)");
+  runc->add_option("--precision", run_args.precision, "float or double (hairstyle scenes)");
+  runc->add_option("--frames", run_args.frames, "frames to simulate (time.frames)");
+  runc->add_option("--duration", run_args.duration, "seconds to simulate (time.duration)");
   runc->add_option("--set", run_args.overrides,
                    "override a scene field: key.path=value (repeatable)");
 

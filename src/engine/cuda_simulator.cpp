@@ -24,8 +24,8 @@ class CudaSimulator final : public Simulator {
         head_(setup.head),
         device_((load_strands(host_, setup.strands, setup.material), host_.arrays())),
         counts_(cuda::kStepCountFields),
-        positions_(3 * std::size_t(vertices) * host_.arrays().tile_count() *
-                   host_.arrays().tile_width) {
+        readback_(3 * std::size_t(vertices) * host_.arrays().tile_count() *
+                  host_.arrays().tile_width) {
     counts_.zero_async(stream_.get());
   }
 
@@ -44,32 +44,37 @@ class CudaSimulator final : public Simulator {
     return total;
   }
 
-  void positions(std::vector<der::Vec3>& out) override {
-    const std::size_t array = positions_.size() / 3;
+  void positions(std::vector<der::Vec3>& out) override { gather(device_.arrays().position, out); }
+  void velocities(std::vector<der::Vec3>& out) override { gather(device_.arrays().velocity, out); }
+
+  std::string device() const override { return cuda::device_name(); }
+
+ private:
+  // A per-vertex vector array of the device batch, through the pinned buffer, strand after
+  // strand (waits for the steps launched before).
+  void gather(T* const (&device_array)[3], std::vector<der::Vec3>& out) {
+    const std::size_t array = readback_.size() / 3;
     for (int k = 0; k < 3; ++k)
-      HS_CUDA_CHECK(cudaMemcpyAsync(positions_.data() + k * array, device_.arrays().position[k],
+      HS_CUDA_CHECK(cudaMemcpyAsync(readback_.data() + k * array, device_array[k],
                                     array * sizeof(T), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     out.resize(std::size_t(strands()) * vertices());
     for (int s = 0; s < strands(); ++s)
       for (int i = 0; i < vertices(); ++i) {
         const std::size_t at = host_.vertex_index(i, s);
-        out[std::size_t(s) * vertices() + i] = {double(positions_.data()[at]),
-                                                double(positions_.data()[array + at]),
-                                                double(positions_.data()[2 * array + at])};
+        out[std::size_t(s) * vertices() + i] = {double(readback_.data()[at]),
+                                                double(readback_.data()[array + at]),
+                                                double(readback_.data()[2 * array + at])};
       }
   }
 
-  std::string device() const override { return cuda::device_name(); }
-
- private:
   DerHostBatch<T> host_;  // the initial state, uploaded once; the index map of the layout
   kernels::der::DerStepParameters<T> parameters_;
   der::ClampMotion head_;
   cuda::DerDeviceBatch<T> device_;
   cuda::Stream stream_;
   cuda::DeviceBuffer<unsigned long long> counts_;
-  cuda::PinnedBuffer<T> positions_;
+  cuda::PinnedBuffer<T> readback_;  // one per-vertex vector array, tiled
 };
 
 }  // namespace

@@ -179,6 +179,11 @@ class ReferenceSimulator final : public Simulator {
     for (const der::DynamicRod& rod : rods_)
       out.insert(out.end(), rod.state.x.begin(), rod.state.x.end());
   }
+  void velocities(std::vector<der::Vec3>& out) override {
+    out.clear();
+    for (const der::DynamicRod& rod : rods_)
+      out.insert(out.end(), rod.velocity.begin(), rod.velocity.end());
+  }
   std::string device() const override { return cpu_description(1); }
 
  private:
@@ -210,18 +215,23 @@ class CpuSimulator final : public Simulator {
     ++steps_;
   }
   StepCounts counts() override { return counts_; }
-  void positions(std::vector<der::Vec3>& out) override {
+  void positions(std::vector<der::Vec3>& out) override { gather(batch_.arrays().position, out); }
+  void velocities(std::vector<der::Vec3>& out) override { gather(batch_.arrays().velocity, out); }
+  std::string device() const override { return cpu_description(omp_get_max_threads()); }
+
+ private:
+  // A per-vertex vector array of the batch, strand after strand.
+  void gather(T* const (&array)[3], std::vector<der::Vec3>& out) const {
     out.resize(std::size_t(strands()) * vertices());
 #pragma omp parallel for schedule(static)
     for (int s = 0; s < strands(); ++s)
-      for (int i = 0; i < vertices(); ++i)
-        out[std::size_t(s) * vertices() + i] = batch_.position(s, i);
-  }
-  std::string device() const override {
-    return cpu_description(omp_get_max_threads());
+      for (int i = 0; i < vertices(); ++i) {
+        const std::size_t at = batch_.vertex_index(i, s);
+        out[std::size_t(s) * vertices() + i] = {double(array[0][at]), double(array[1][at]),
+                                                double(array[2][at])};
+      }
   }
 
- private:
   DerHostBatch<T> batch_;
   kernels::der::DerStepParameters<T> parameters_;
   der::ClampMotion head_;

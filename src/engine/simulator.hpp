@@ -73,6 +73,8 @@ class Simulator {
   // Every vertex, strand after strand (strand s, vertex i at s * vertices + i), in metres. On
   // cuda this and counts() are the only copies back from the device.
   virtual void positions(std::vector<der::Vec3>& out) = 0;
+  // Every vertex's velocity (m/s), in the same order.
+  virtual void velocities(std::vector<der::Vec3>& out) = 0;
   virtual std::string device() const = 0;  // "CPU model, N threads" or the GPU's name
 
   int strands() const { return strands_; }

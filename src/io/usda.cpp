@@ -3,6 +3,11 @@
 // widths are per vertex from the strand thickness, or one constant hair width.
 // The reader parses back exactly the subset the writer produces (for round trips and for
 // checking written files), not general USD.
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+
 #include "formats.hpp"
 #include "text_scanner.hpp"
 
@@ -59,8 +64,6 @@ std::string write_usda(const StrandSet& s, double mpu) {
   return out;
 }
 
-namespace {
-
 // Numbers of a `[...]` array value; tuples `(a, b, c)` are flattened.
 template <class T>
 std::vector<T> parse_array(TextScanner& in, std::string_view text, const char* what) {
@@ -96,6 +99,8 @@ std::vector<T> parse_array(TextScanner& in, std::string_view text, const char* w
   return values;
 }
 
+namespace {
+
 std::size_t find_declaration(const std::filesystem::path& path, std::string_view text,
                              std::string_view decl, bool required) {
   const std::size_t at = text.find(decl);
@@ -109,6 +114,11 @@ std::size_t find_declaration(const std::filesystem::path& path, std::string_view
 StrandSet read_usda(const std::filesystem::path& path, const std::vector<char>& bytes, double mpu) {
   const std::string_view text(bytes.data(), bytes.size());
   if (text.substr(0, 9) != "#usda 1.0") throw Error(file_location(path, 0), "not a .usda file");
+  if (text.find("points.timeSamples") != std::string_view::npos) {  // animated: the last frame
+    UsdaAnimation a = read_usda_animation(path);
+    a.topology.points = a.frames.back();
+    return a.topology;
+  }
   if (text.find("def BasisCurves") == std::string_view::npos)
     throw Error(file_location(path), "no BasisCurves prim");
   // The layer's own unit wins over the caller's.
@@ -154,3 +164,134 @@ StrandSet read_usda(const std::filesystem::path& path, const std::vector<char>& 
 }
 
 }  // namespace hairsim::io
+
+namespace hairsim {
+
+namespace {
+
+std::string usda_header(double fps, int first, int last) {
+  return "#usda 1.0\n(\n    defaultPrim = \"Hair\"\n    metersPerUnit = 1\n    upAxis = \"Y\"\n"
+         "    startTimeCode = " +
+         std::to_string(first) + "\n    endTimeCode = " + std::to_string(last) +
+         "\n    timeCodesPerSecond = " + io::format_number(fps) +
+         "\n    framesPerSecond = " + io::format_number(fps) + "\n)\n\n";
+}
+
+constexpr std::string_view kTimeSamples = "point3f[] points.timeSamples = {";
+
+}  // namespace
+
+UsdaAnimationWriter::UsdaAnimationWriter(std::filesystem::path path, const StrandSet& topology,
+                                         double fps)
+    : path_(std::move(path)), body_(path_.string() + ".frames.tmp"), fps_(fps) {
+  for (std::size_t s = 0; s < topology.strand_count(); ++s)
+    counts_.push_back(topology.strand_size(s));
+  points_ = topology.point_count();
+  std::ofstream(body_, std::ios::trunc);  // empty body; frames are appended
+}
+
+UsdaAnimationWriter::~UsdaAnimationWriter() {
+  std::error_code ignored;
+  std::filesystem::remove(body_, ignored);
+}
+
+void UsdaAnimationWriter::add_frame(int frame, const std::vector<Vec3>& points) {
+  if (points.size() != points_)
+    throw Error(path_.string(), "frame " + std::to_string(frame) + " has " +
+                                    std::to_string(points.size()) + " points, expected " +
+                                    std::to_string(points_));
+  std::string line = "        " + std::to_string(frame) + ": [";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Vec3& p = points[i];
+    line += (i ? ", (" : "(") + io::format_number(static_cast<float>(p.x())) + ", " +
+            io::format_number(static_cast<float>(p.y())) + ", " +
+            io::format_number(static_cast<float>(p.z())) + ")";
+  }
+  line += "],\n";
+  std::ofstream body(body_, std::ios::app | std::ios::binary);
+  body << line;
+  if (!body) throw Error(body_.string(), "cannot write");
+  if (last_ < first_) first_ = frame;
+  last_ = frame;
+}
+
+void UsdaAnimationWriter::finish() {
+  if (finished_) return;
+  std::string out = usda_header(fps_, first_, std::max(first_, last_));
+  out += "def BasisCurves \"Hair\"\n{\n";
+  out += "    uniform token type = \"linear\"\n    uniform token wrap = \"nonperiodic\"\n";
+  out += "    int[] curveVertexCounts = [";
+  for (std::size_t i = 0; i < counts_.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(counts_[i]);
+  out += "]\n    float[] widths = [8e-05] (\n        interpolation = \"constant\"\n    )\n";
+  out += "    " + std::string(kTimeSamples) + "\n";
+  {
+    std::ifstream body(body_, std::ios::binary);
+    out.append(std::istreambuf_iterator<char>(body), std::istreambuf_iterator<char>());
+  }
+  out += "    }\n}\n";
+  io::write_file_atomically(path_, out);
+  finished_ = true;
+}
+
+UsdaAnimation read_usda_animation(const std::filesystem::path& path) {
+  const std::vector<char> bytes = io::read_file_bytes(path);
+  const std::string_view text(bytes.data(), bytes.size());
+  if (text.substr(0, 9) != "#usda 1.0") throw Error(file_location(path, 0), "not a .usda file");
+  UsdaAnimation a;
+  auto fail = [&](std::size_t at, const std::string& why) {
+    throw Error(file_location(path, at), why);
+  };
+  auto number_after = [&](std::string_view key) {
+    const std::size_t at = text.find(key);
+    if (at == std::string_view::npos) fail(0, "no '" + std::string(key) + "'");
+    io::TextScanner in(path, text, at + key.size());
+    return in.next_number<double>(std::string(key).c_str());
+  };
+  a.fps = number_after("timeCodesPerSecond = ");
+  const std::size_t counts_at = text.find("int[] curveVertexCounts");
+  if (counts_at == std::string_view::npos) fail(0, "no curveVertexCounts");
+  io::TextScanner counts_in(path, text, counts_at + 23);
+  a.topology.offsets = {0};
+  for (int c : io::parse_array<int>(counts_in, text, "curveVertexCounts")) {
+    if (c < 0) fail(counts_at, "negative curve vertex count");
+    a.topology.offsets.push_back(a.topology.offsets.back() + std::size_t(c));
+  }
+  const std::size_t points = a.topology.offsets.back();
+  std::size_t pos = text.find(kTimeSamples);
+  if (pos == std::string_view::npos) fail(0, "no time-sampled points");
+  pos += kTimeSamples.size();
+  auto skip_space = [&] {
+    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
+  };
+  for (;;) {
+    skip_space();
+    if (pos >= text.size()) fail(pos, "unterminated timeSamples");
+    if (text[pos] == '}') break;
+    const std::size_t colon = text.find(':', pos);
+    if (colon == std::string_view::npos) fail(pos, "expected 'time: [points]'");
+    double time = 0;
+    const auto [end, ec] = std::from_chars(text.data() + pos, text.data() + colon, time);
+    if (ec != std::errc() || end != text.data() + colon) fail(pos, "bad time code");
+    if (!a.times.empty() && !(time > a.times.back())) fail(pos, "time codes must increase");
+    io::TextScanner in(path, text, colon + 1);
+    const std::vector<float> xyz = io::parse_array<float>(in, text, "points.timeSamples");
+    if (xyz.size() != 3 * points)
+      fail(pos, "sample at time " + io::format_number(time) + " has " +
+                    std::to_string(xyz.size() / 3) + " points, curveVertexCounts " +
+                    std::to_string(points));
+    std::vector<Vec3> frame(points);
+    for (std::size_t i = 0; i < points; ++i)
+      frame[i] = Vec3(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+    a.times.push_back(time);
+    a.frames.push_back(std::move(frame));
+    pos = text.find(']', colon) + 1;
+    skip_space();
+    if (pos < text.size() && text[pos] == ',') ++pos;
+  }
+  if (a.frames.empty()) fail(pos, "no time samples");
+  a.topology.points = a.frames.front();
+  return a;
+}
+
+}  // namespace hairsim

@@ -229,6 +229,7 @@ Image render(const StrandSet& strands, const TriangleMesh* head, const RenderOpt
   for (const Vec3& p : strands.points) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
   if (head)
     for (const Vec3& p : head->vertices) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+  if ((o.frame_min.array() <= o.frame_max.array()).all()) lo = o.frame_min, hi = o.frame_max;
 
   const int ss = o.supersample;
   Framebuffer fb(o.width * ss, o.height * ss);

@@ -105,6 +105,19 @@ JsonReader JsonReader::object(const std::string& key) {
   return JsonReader(*v, path_of(key));
 }
 
+std::vector<JsonReader> JsonReader::objects(const std::string& key) {
+  const nlohmann::json* v = find(key);
+  std::vector<JsonReader> out;
+  if (!v) return out;
+  if (!v->is_array()) fail(key, "must be an array of objects");
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string path = path_of(key) + "[" + std::to_string(i) + "]";
+    if (!(*v)[i].is_object()) throw Error(path, "must be an object");
+    out.emplace_back((*v)[i], path);
+  }
+  return out;
+}
+
 void JsonReader::finish() const {
   for (auto it = object_.begin(); it != object_.end(); ++it)
     if (!read_.count(it.key())) throw Error(path_of(it.key()), "unknown field");

@@ -29,6 +29,8 @@ class JsonReader {
   // A required array of at least `min_count` points [x, y, z] (finite).
   std::vector<Eigen::Vector3d> points(const std::string& key, std::size_t min_count);
   JsonReader object(const std::string& key);  // {} when absent
+  // An array of objects, each read as "key[i]" (empty when absent).
+  std::vector<JsonReader> objects(const std::string& key);
   // Throws naming the first field that was never read.
   void finish() const;
   std::string path_of(const std::string& key) const {

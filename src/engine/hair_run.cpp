@@ -1,0 +1,324 @@
+#include "engine/hair_run.hpp"
+
+#include <Eigen/Geometry>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "hairsim/error.hpp"
+#include "hairsim/io.hpp"
+#include "hairsim/render.hpp"
+#include "io/file_bytes.hpp"
+
+namespace hairsim::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The head's rigid pose at t: p -> c + R (p - c) + translation.
+struct HeadPose {
+  der::Mat3 r;
+  der::Vec3 center, translation;
+  der::Vec3 apply(const der::Vec3& p) const { return center + r * (p - center) + translation; }
+  der::Vec3 apply_inverse(const der::Vec3& p) const {
+    return center + r.transpose() * (p - translation - center);
+  }
+};
+
+HeadPose head_pose_at(const der::ClampMotion& m, double t) {
+  return {m.rotation(t), m.center.value_or(der::Vec3::Zero()), m.translation(t)};
+}
+
+// What one frame's state measures (summary.json): stretch, penetration, root drift, energy.
+struct FrameStats {
+  double max_stretch = 0;           // max | |e| / |ē| - 1 |
+  double max_penetration = 0;       // m, deepest vertex inside a collider
+  double max_root_drift = 0;        // m, root vertices from where the head pose puts them
+  double kinetic = 0, gravity = 0;  // J
+};
+
+class FrameMeter {
+ public:
+  FrameMeter(const HairScene& sc, const std::vector<der::Vec3>& start, int vertices)
+      : sc_(sc), start_(start), v_(vertices) {
+    const double rho_s = sc.setup.material.linear_density();
+    mass_.assign(start.size(), 0.0);
+    rest_.assign(start.size(), 0.0);
+    for (std::size_t s = 0; s * v_ < start.size(); ++s)
+      for (int i = 0; i + 1 < v_; ++i) {
+        const std::size_t a = s * v_ + i;
+        rest_[a] = (start[a + 1] - start[a]).norm();
+        mass_[a] += 0.5 * rho_s * rest_[a];
+        mass_[a + 1] += 0.5 * rho_s * rest_[a];
+      }
+  }
+
+  FrameStats measure(const std::vector<der::Vec3>& x, const std::vector<der::Vec3>& v,
+                     double t) const {
+    FrameStats f;
+    const HeadPose pose = head_pose_at(sc_.setup.head, t);
+    for (std::size_t a = 0; a < x.size(); ++a) {
+      const int i = int(a % v_);
+      if (i + 1 < v_)
+        f.max_stretch = std::max(f.max_stretch, std::abs((x[a + 1] - x[a]).norm() / rest_[a] - 1));
+      if (i < 2) {
+        f.max_root_drift = std::max(f.max_root_drift, (x[a] - pose.apply(start_[a])).norm());
+      } else {
+        const der::Vec3 local = pose.apply_inverse(x[a]);
+        for (const kernels::Collider<double>& c : sc_.setup.colliders) {
+          const kernels::Contact<double> k = kernels::contact(c, {local.x(), local.y(), local.z()});
+          if (k.inside)
+            f.max_penetration =
+                std::max(f.max_penetration,
+                         (local - der::Vec3(k.surface.x, k.surface.y, k.surface.z)).norm());
+        }
+      }
+      f.kinetic += 0.5 * mass_[a] * v[a].squaredNorm();
+      f.gravity -= mass_[a] * sc_.setup.gravity.dot(x[a]);
+    }
+    return f;
+  }
+
+ private:
+  const HairScene& sc_;
+  std::vector<der::Vec3> start_;
+  int v_;
+  std::vector<double> mass_, rest_;  // per vertex; rest_: edge starting there
+};
+
+// Names the first non-finite value (strand and vertex) or returns nothing.
+std::optional<std::string> first_non_finite(const std::vector<der::Vec3>& x,
+                                            const std::vector<der::Vec3>& v, int vertices) {
+  for (std::size_t a = 0; a < x.size(); ++a)
+    if (!x[a].allFinite() || !v[a].allFinite())
+      return "strand " + std::to_string(a / vertices) + " (vertex " + std::to_string(a % vertices) +
+             ")";
+  return std::nullopt;
+}
+
+StrandSet as_strands(const std::vector<der::Vec3>& x, int strands, int vertices) {
+  StrandSet s;
+  s.points = x;
+  s.offsets.resize(std::size_t(strands) + 1);
+  for (int k = 0; k <= strands; ++k) s.offsets[k] = std::size_t(k) * vertices;
+  return s;
+}
+
+std::string frame_name(int frame, const char* extension) {
+  char name[32];
+  std::snprintf(name, sizeof name, "frame_%05d.%s", frame, extension);
+  return name;
+}
+
+bool ffmpeg_available() {
+  return std::system("command -v ffmpeg >/dev/null 2>&1") == 0;
+}
+
+// Progress: a bar redrawn in place on a terminal, else a plain line every tenth of the run.
+class Progress {
+ public:
+  Progress(const RunControl& c, int frames) : c_(c), frames_(frames) {}
+  void frame_done(int frame, double sim_time, double ms_per_frame) {
+    if (!c_.progress) return;
+    const double eta = ms_per_frame * (frames_ - frame) * 1e-3;
+    char text[160];
+    std::snprintf(text, sizeof text, "frame %d/%d  t = %.3f s  %.0f ms/frame  ETA %.0f s", frame,
+                  frames_, sim_time, ms_per_frame, eta);
+    if (c_.terminal) {
+      const int width = 30, filled = frames_ ? width * frame / frames_ : width;
+      *c_.progress << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] "
+                   << text << "   " << std::flush;
+      if (frame == frames_) *c_.progress << "\n";
+    } else if (frame == frames_ || frame % std::max(1, frames_ / 10) == 0) {
+      *c_.progress << text << "\n" << std::flush;
+    }
+  }
+  void interrupted() {
+    if (c_.progress && c_.terminal) *c_.progress << "\n";
+  }
+
+ private:
+  const RunControl& c_;
+  int frames_;
+};
+
+}  // namespace
+
+HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& out,
+                             const RunControl& control) {
+  const Clock::time_point run_start = Clock::now();
+  std::unique_ptr<Simulator> sim = Simulator::create(sc.setup, sc.options);
+  const int strands = sim->strands(), vertices = sim->vertices();
+  double t_simulate = 0, t_readback = 0, t_frames = 0, t_png = 0, t_usd = 0, t_mp4 = 0;
+  const double t_setup = seconds_since(run_start);
+
+  std::filesystem::create_directories(out);
+  HairRunResult result;
+  std::vector<der::Vec3> x, v;
+  sim->positions(x);
+  sim->velocities(v);
+  const FrameMeter meter(sc, x, vertices);
+  const StrandSet topology = as_strands(x, strands, vertices);
+
+  std::optional<UsdaAnimationWriter> usd;
+  if (sc.output.usd) usd.emplace(out / "hair.usda", topology, sc.fps);
+  if (!sc.output.frames.empty()) std::filesystem::create_directories(out / "frames");
+  if (sc.output.png_every > 0) std::filesystem::create_directories(out / "png");
+  RenderOptions view;
+  view.width = sc.output.width;
+  view.height = sc.output.height;
+  view.azimuth_deg = sc.output.azimuth_deg;
+  view.elevation_deg = sc.output.elevation_deg;
+  view.supersample = 2;
+  view.up = -sc.setup.gravity.normalized();
+  if (!view.up.allFinite()) view.up = Vec3::UnitY();
+  {  // One camera for the whole run: the start's bounding box, grown by a sixth of its size.
+    Vec3 lo = Vec3::Constant(1e300), hi = -lo;
+    for (const der::Vec3& p : x) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+    for (const Vec3& p : sc.preview_head.vertices) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+    const Vec3 grow = (hi - lo) / 12;
+    view.frame_min = lo - grow;
+    view.frame_max = hi + grow;
+  }
+
+  nlohmann::json trace = nlohmann::json::array();
+  FrameStats worst;
+  int png_count = 0;
+  auto write_frame = [&](int frame, double t) {
+    const FrameStats f = meter.measure(x, v, t);
+    worst.max_stretch = std::max(worst.max_stretch, f.max_stretch);
+    worst.max_penetration = std::max(worst.max_penetration, f.max_penetration);
+    worst.max_root_drift = std::max(worst.max_root_drift, f.max_root_drift);
+    trace.push_back({{"frame", frame},
+                     {"time_s", t},
+                     {"kinetic_j", f.kinetic},
+                     {"gravity_j", f.gravity},
+                     {"max_stretch", f.max_stretch},
+                     {"max_penetration_m", f.max_penetration}});
+    Clock::time_point t0 = Clock::now();
+    if (!sc.output.frames.empty()) {
+      const std::filesystem::path file =
+          out / "frames" / frame_name(frame, sc.output.frames.c_str());
+      write_strands(file, as_strands(x, strands, vertices));
+    }
+    t_frames += seconds_since(t0);
+    t0 = Clock::now();
+    if (usd) usd->add_frame(frame, x);
+    t_usd += seconds_since(t0);
+    t0 = Clock::now();
+    if (sc.output.png_every > 0 && frame % sc.output.png_every == 0) {
+      const HeadPose pose = head_pose_at(sc.setup.head, t);
+      TriangleMesh head = sc.preview_head;
+      for (Vec3& p : head.vertices) p = pose.apply(p);
+      write_png(
+          out / "png" / frame_name(frame, "png"),
+          render(as_strands(x, strands, vertices), head.vertices.empty() ? nullptr : &head, view));
+      ++png_count;
+    }
+    t_png += seconds_since(t0);
+  };
+
+  Progress progress(control, sc.frames);
+  write_frame(0, 0.0);
+  int frames_done = 0;
+  std::optional<std::string> diverged;
+  long diverged_step = 0;
+  for (int frame = 1; frame <= sc.frames; ++frame) {
+    const Clock::time_point frame_start = Clock::now();
+    for (int k = 0; k < sc.steps_per_frame; ++k) sim->step();
+    Clock::time_point t0 = Clock::now();
+    sim->positions(x);
+    sim->velocities(v);
+    t_readback += seconds_since(t0);
+    t_simulate += std::chrono::duration<double>(t0 - frame_start).count();
+    if ((diverged = first_non_finite(x, v, vertices))) {
+      diverged_step = sim->steps();
+      break;
+    }
+    write_frame(frame, sim->time());
+    frames_done = frame;
+    progress.frame_done(frame, sim->time(), 1e3 * seconds_since(frame_start));
+    if (control.stop && control.stop->load()) {
+      result.interrupted = frame < sc.frames;
+      if (result.interrupted) progress.interrupted();
+      break;
+    }
+  }
+
+  Clock::time_point t0 = Clock::now();
+  if (usd) {
+    usd->finish();
+    result.written.push_back(out / "hair.usda");
+  }
+  t_usd += seconds_since(t0);
+  std::string mp4_note;
+  t0 = Clock::now();
+  if (sc.output.mp4 && png_count > 0) {
+    if (!ffmpeg_available()) {
+      mp4_note = "ffmpeg is not installed: no MP4 (the PNG frames are in png/)";
+    } else {
+      const double rate = sc.fps / sc.output.png_every;
+      const std::string command = "ffmpeg -y -loglevel error -framerate " + std::to_string(rate) +
+                                  " -pattern_type glob -i '" + (out / "png").string() +
+                                  "/frame_*.png' -c:v libx264 -pix_fmt yuv420p -vf " +
+                                  "'pad=ceil(iw/2)*2:ceil(ih/2)*2' '" +
+                                  (out / "hair.mp4").string() + "'";
+      if (std::system(command.c_str()) == 0)
+        result.written.push_back(out / "hair.mp4");
+      else
+        mp4_note = "ffmpeg failed: no MP4 (the PNG frames are in png/)";
+    }
+  }
+  t_mp4 += seconds_since(t0);
+
+  const StepCounts counts = sim->counts();
+  const long steps = sim->steps();
+  nlohmann::json& s = result.summary;
+  s["status"] = diverged ? "diverged" : result.interrupted ? "interrupted" : "complete";
+  s["model"] = sc.options.model;
+  s["backend"] = to_string(sc.options.backend);
+  s["device"] = sim->device();
+  s["precision"] = to_string(sc.options.precision);
+  s["integrator"] = sc.setup.integrator == Integrator::implicit ? "implicit" : "symplectic";
+  s["hair"] = sc.hair_source;
+  s["strands"] = strands;
+  s["vertices_per_strand"] = vertices;
+  s["frames"] = frames_done;
+  s["frames_asked"] = sc.frames;
+  s["fps"] = sc.fps;
+  s["steps"] = steps;
+  s["dt_s"] = sc.setup.dt;
+  s["simulated_time_s"] = sim->time();
+  s["wall_time_s"] = {{"setup", t_setup},       {"simulate", t_simulate},
+                      {"readback", t_readback}, {"frame_files", t_frames},
+                      {"png", t_png},           {"usd", t_usd},
+                      {"mp4", t_mp4},           {"total", seconds_since(run_start)}};
+  s["svu_per_second"] =
+      t_simulate > 0 ? double(strands) * vertices * double(steps) / t_simulate : 0.0;
+  s["max_stretch"] = worst.max_stretch;
+  s["max_penetration_m"] = worst.max_penetration;
+  s["max_root_drift_m"] = worst.max_root_drift;
+  s["contacts_per_step"] = steps > 0 ? double(counts.contacts) / double(steps) : 0.0;
+  s["energy"] = trace;
+  if (!sc.notice.empty()) s["notice"] = sc.notice;
+  if (!mp4_note.empty()) s["mp4_note"] = mp4_note;
+  if (diverged) s["diverged_at"] = *diverged + ", step " + std::to_string(diverged_step);
+  io::write_file_atomically(out / "summary.json", s.dump(2) + "\n");
+  result.written.push_back(out / "summary.json");
+  if (!mp4_note.empty() && control.progress) *control.progress << "notice: " << mp4_note << "\n";
+  if (diverged)
+    throw RunFailure(*diverged + ", step " + std::to_string(diverged_step),
+                     "non-finite position or velocity by the end of frame " +
+                         std::to_string(frames_done + 1) + "; frames 0 to " +
+                         std::to_string(frames_done) + " are written");
+  return result;
+}
+
+}  // namespace hairsim::engine

@@ -1,0 +1,303 @@
+#include "engine/hair_scene.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "hairsim/error.hpp"
+#include "hairsim/generate.hpp"
+#include "hairsim/io.hpp"
+#include "hairsim/motion.hpp"
+#include "hairsim/units.hpp"
+#include "scene/json_reader.hpp"
+
+namespace hairsim::engine {
+namespace {
+
+using scene::JsonReader;
+
+std::filesystem::path resolve(const std::filesystem::path& dir, const std::string& name) {
+  const std::filesystem::path p(name);
+  return p.is_absolute() ? p : dir / p;
+}
+
+// Every k-th strand so that at most `max` remain (evenly over the scalp: strands are stored in
+// root order by the generator and the usual files).
+StrandSet thin_out(const StrandSet& all, std::size_t max) {
+  if (max == 0 || all.strand_count() <= max) return all;
+  StrandSet out;
+  for (std::size_t k = 0; k < max; ++k) out.add_strand(all.strand(k * all.strand_count() / max));
+  return out;
+}
+
+StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScene& sc) {
+  const int vertices = hair.integer("vertices", 24, 3, 1000);
+  const bool generated = hair.has("generate");
+  if (generated == hair.has("file")) hair.fail("file", "give either hair.file or hair.generate");
+  StrandSet strands;
+  if (generated) {
+    JsonReader g = hair.object("generate");
+    HairstyleParams p;
+    p.style = parse_hair_style(g.string("style", "wavy"), g.path_of("style"));
+    p.strands = g.integer("strands", 1000, 1, 2000000);
+    p.vertices = vertices;
+    p.length = g.number("length", p.length, "> 0", scene::positive);
+    p.seed = std::uint64_t(g.integer("seed", 1, 0, 1 << 30));
+    p.wave_amplitude = g.number("wave_amplitude", p.wave_amplitude, ">= 0", scene::non_negative);
+    p.wave_length = g.number("wave_length", p.wave_length, "> 0", scene::positive);
+    p.curl_radius = g.number("curl_radius", p.curl_radius, ">= 0", scene::non_negative);
+    p.curl_pitch = g.number("curl_pitch", p.curl_pitch, "> 0", scene::positive);
+    p.head_radii = g.vec3("head_radii", p.head_radii);
+    if (!(p.head_radii.minCoeff() > 0)) g.fail("head_radii", "must be > 0");
+    g.finish();
+    strands = generate_hairstyle(p);
+    sc.hair_source = "generated " + std::string(hair.object("generate").string("style", "wavy"));
+  } else {
+    const std::filesystem::path file = resolve(dir, hair.string("file", std::nullopt));
+    const LengthUnit units = parse_length_unit(hair.string("units", "m"), hair.path_of("units"));
+    strands = resample(read_strands(file, {units}), vertices);
+    sc.hair_source = file.string();
+  }
+  const int max_strands = hair.integer("max_strands", 0, 0, 2000000);
+  strands = thin_out(strands, std::size_t(max_strands));
+  // Without a GPU the demo scales down so it stays a short run on a few cores.
+  const int cpu_max = hair.integer("cpu_max_strands", 0, 0, 2000000);
+  if (cpu_max > 0 && sc.options.backend != Backend::cuda &&
+      strands.strand_count() > std::size_t(cpu_max)) {
+    sc.notice = "no CUDA device in use: simulating " + std::to_string(cpu_max) + " of " +
+                std::to_string(strands.strand_count()) +
+                " strands on the cpu backend (hair.cpu_max_strands)";
+    strands = thin_out(strands, std::size_t(cpu_max));
+  }
+  hair.finish();
+  return strands;
+}
+
+RodMaterial parse_material(JsonReader m) {
+  RodMaterial mat;
+  mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
+  mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
+  mat.shear_modulus =
+      m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
+  mat.density = m.number("density", mat.density, "> 0", scene::positive);
+  m.finish();
+  return mat;
+}
+
+void parse_air(JsonReader air, HairSetup& s) {
+  // Stokes drag on a hair in air (docs/models/der.md): 1e-4 N s/m² across, half along.
+  s.drag_normal = air.number("drag_normal", 1e-4, ">= 0", scene::non_negative);
+  s.drag_tangent = air.number("drag_tangent", 0.5 * s.drag_normal, ">= 0", scene::non_negative);
+  const Vec3 mean = air.vec3("wind", Vec3::Zero());
+  JsonReader g = air.object("gusts");
+  const double strength = g.number("strength", 0.0, ">= 0", scene::non_negative);
+  const double frequency = g.number("frequency", 0.5, "> 0", scene::positive);
+  const double size = g.number("size", 0.3, "> 0", scene::positive);
+  const int modes = g.integer("modes", 6, 1, kernels::kMaxWindModes);
+  const int seed = g.integer("seed", 1, 0, 1 << 30);
+  g.finish();
+  air.finish();
+  s.wind = kernels::make_gusts({mean.x(), mean.y(), mean.z()}, strength, frequency, size, modes,
+                               std::uint64_t(seed));
+}
+
+// Built-in head motions about the head's centre (y up, x to the side): shake (a "no", about
+// `axis`, default y), nod (a "yes", about x), turn (once by `amplitude`, eased, over 1/frequency),
+// jump (up and down along y), keyframes, still.
+der::ClampMotion parse_head_motion(JsonReader m) {
+  der::ClampMotion motion;
+  const std::string type = m.string("type", "still");
+  const double pi = std::numbers::pi;
+  auto amplitude = [&](double fallback) {
+    return m.number("amplitude", fallback, ">= 0", scene::non_negative);
+  };
+  auto frequency = [&](double fallback) {
+    return m.number("frequency", fallback, "> 0", scene::positive);
+  };
+  if (type == "shake") {
+    const double a = amplitude(0.5);
+    motion.rotation_amplitude = a * m.vec3("axis", Vec3::UnitY()).normalized();
+    motion.frequency = frequency(1.5);
+  } else if (type == "nod") {
+    const double a = amplitude(0.3);
+    motion.rotation_amplitude = a * m.vec3("axis", Vec3::UnitX()).normalized();
+    motion.frequency = frequency(1.5);
+  } else if (type == "jump") {
+    motion.translation_amplitude = amplitude(0.05) * Vec3::UnitY();
+    motion.frequency = frequency(2.0);
+  } else if (type == "turn") {
+    const double a = amplitude(pi / 2.5);
+    const Vec3 axis = m.vec3("axis", Vec3::UnitY()).normalized();
+    Keyframe start, end;
+    end.time = 1 / frequency(1.0);
+    end.rotation = a * axis;
+    motion.keyframes = std::make_shared<KeyframePath>(std::vector{start, end}, m.path_of("type"));
+  } else if (type == "keyframes") {
+    std::vector<Keyframe> keys;
+    for (JsonReader k : m.objects("keyframes")) {
+      Keyframe key;
+      key.time = k.number("time", std::nullopt);
+      key.translation = k.vec3("translation", Vec3::Zero());
+      key.rotation = k.vec3("rotation", Vec3::Zero());
+      k.finish();
+      keys.push_back(key);
+    }
+    motion.keyframes = std::make_shared<KeyframePath>(keys, m.path_of("keyframes"));
+  } else if (type != "still") {
+    m.fail("type",
+           "must be 'still', 'shake', 'nod', 'turn', 'jump' or 'keyframes' (got '" + type + "')");
+  }
+  if (m.has("duration"))
+    motion.duration = m.number("duration", std::nullopt, "> 0", scene::positive);
+  m.finish();
+  return motion;
+}
+
+kernels::Collider<double> parse_collider(JsonReader c, double default_friction) {
+  kernels::Collider<double> out;
+  auto v = [](const Vec3& p) { return kernels::Vector3<double>{p.x(), p.y(), p.z()}; };
+  const std::string shape = c.string("shape", std::nullopt);
+  if (shape == "sphere") {
+    out.shape = kernels::ColliderShape::sphere;
+    out.a = v(c.vec3("center", Vec3::Zero()));
+    out.radii = {c.number("radius", std::nullopt, "> 0", scene::positive), 0, 0};
+  } else if (shape == "ellipsoid") {
+    out.shape = kernels::ColliderShape::ellipsoid;
+    out.a = v(c.vec3("center", Vec3::Zero()));
+    const Vec3 radii = c.vec3("radii", std::nullopt);
+    if (!(radii.minCoeff() > 0)) c.fail("radii", "must be > 0");
+    out.radii = v(radii);
+  } else if (shape == "capsule") {
+    out.shape = kernels::ColliderShape::capsule;
+    out.a = v(c.vec3("from", std::nullopt));
+    out.b = v(c.vec3("to", std::nullopt));
+    out.radii = {c.number("radius", std::nullopt, "> 0", scene::positive), 0, 0};
+  } else if (shape == "mesh") {
+    c.fail("shape", "'mesh' colliders (signed-distance grids) are not supported yet");
+  } else {
+    c.fail("shape", "must be 'sphere', 'ellipsoid' or 'capsule' (got '" + shape + "')");
+  }
+  out.friction = c.number("friction", default_friction, ">= 0", scene::non_negative);
+  c.finish();
+  return out;
+}
+
+// What previews draw for the head: the mesh file when given, else the sphere and ellipsoid
+// colliders as meshes.
+TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
+                          const std::vector<kernels::Collider<double>>& colliders) {
+  if (head.has("mesh")) {
+    JsonReader m = head.object("mesh");
+    const std::filesystem::path file = resolve(dir, m.string("file", std::nullopt));
+    const LengthUnit units = parse_length_unit(m.string("units", "m"), m.path_of("units"));
+    m.finish();
+    return read_mesh(file, {units});
+  }
+  TriangleMesh mesh;
+  for (const kernels::Collider<double>& c : colliders) {
+    if (c.shape == kernels::ColliderShape::capsule) continue;
+    const Vec3 radii = c.shape == kernels::ColliderShape::sphere
+                           ? Vec3::Constant(c.radii.x)
+                           : Vec3(c.radii.x, c.radii.y, c.radii.z);
+    TriangleMesh part = ellipsoid_mesh(radii, 32);
+    const int base = int(mesh.vertices.size());
+    for (const Vec3& p : part.vertices) mesh.vertices.push_back(p + Vec3(c.a.x, c.a.y, c.a.z));
+    for (const auto& t : part.triangles)
+      mesh.triangles.push_back({t[0] + base, t[1] + base, t[2] + base});
+  }
+  return mesh;
+}
+
+void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc) {
+  sc.setup.head = parse_head_motion(head.object("motion"));
+  sc.setup.head.center = head.vec3("center", Vec3::Zero());
+  const double friction = head.number("friction", 0.3, ">= 0", scene::non_negative);
+  for (JsonReader c : head.objects("colliders"))
+    sc.setup.colliders.push_back(parse_collider(c, friction));
+  if (sc.setup.colliders.size() > std::size_t(kernels::der::kMaxColliders))
+    head.fail("colliders", "at most " + std::to_string(kernels::der::kMaxColliders) +
+                               " colliders (got " + std::to_string(sc.setup.colliders.size()) +
+                               ")");
+  sc.preview_head = preview_mesh(head, dir, sc.setup.colliders);
+  head.finish();
+}
+
+void parse_time(JsonReader t, HairScene& sc) {
+  const std::string integrator = t.string("integrator", "implicit");
+  if (integrator != "implicit" && integrator != "symplectic")
+    t.fail("integrator", "must be 'symplectic' or 'implicit' (got '" + integrator + "')");
+  sc.setup.integrator = integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;
+  sc.fps = t.number("fps", 30.0, "> 0", scene::positive);
+  // Default step: 1 ms implicit; symplectic, the explicit limit 0.1 h² √(ρS/EI).
+  double h = std::numeric_limits<double>::infinity();
+  for (std::size_t s = 0; s < sc.setup.strands.strand_count(); ++s) {
+    const auto p = sc.setup.strands.strand(s);
+    for (std::size_t i = 1; i < p.size(); ++i) h = std::min(h, (p[i] - p[i - 1]).norm());
+  }
+  const RodMaterial& m = sc.setup.material;
+  const double explicit_limit = 0.1 * h * h * std::sqrt(m.linear_density() / m.bending_stiffness());
+  const double dt =
+      t.number("dt", integrator == "implicit" ? 1e-3 : explicit_limit, "> 0", scene::positive);
+  if (t.has("frames") && t.has("duration")) t.fail("duration", "give time.frames or time.duration");
+  sc.frames =
+      t.has("frames")
+          ? t.integer("frames", std::nullopt, 1, 10000000)
+          : int(std::ceil(t.number("duration", 2.0, "> 0", scene::positive) * sc.fps - 1e-9));
+  // Whole steps per frame: Δt shrinks to divide the frame time.
+  sc.steps_per_frame = std::max(1, int(std::ceil(1 / (sc.fps * dt) - 1e-9)));
+  sc.setup.dt = 1 / (sc.fps * sc.steps_per_frame);
+  t.finish();
+}
+
+void parse_output(JsonReader o, HairOutputs& out) {
+  out.frames = o.string("frames", "none");
+  if (out.frames != "none" && out.frames != "hair" && out.frames != "ply")
+    o.fail("frames", "must be 'none', 'hair' or 'ply' (got '" + out.frames + "')");
+  if (out.frames == "none") out.frames.clear();
+  out.usd = o.boolean("usd", false);
+  out.png_every = o.integer("png_every", 0, 0, 1000000);
+  out.mp4 = o.boolean("mp4", false);
+  out.width = o.integer("width", out.width, 16, 8192);
+  out.height = o.integer("height", out.height, 16, 8192);
+  out.azimuth_deg = o.number("azimuth", out.azimuth_deg);
+  out.elevation_deg = o.number("elevation", out.elevation_deg);
+  if (out.mp4 && out.png_every == 0) o.fail("mp4", "needs output.png_every >= 1");
+  o.finish();
+}
+
+}  // namespace
+
+bool is_hair_scene(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("hair");
+}
+
+HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::path& scene_dir) {
+  JsonReader top(doc, "");
+  HairScene sc;
+  sc.options.model = top.string("model", "der");
+  if (sc.options.model != "der")
+    top.fail("model", "this build runs model 'der' only (got '" + sc.options.model + "')");
+  sc.backend_asked = top.string("backend", "auto");
+  if (sc.backend_asked != "auto" && sc.backend_asked != "reference" && sc.backend_asked != "cpu" &&
+      sc.backend_asked != "cuda")
+    top.fail("backend",
+             "must be 'reference', 'cpu', 'cuda' or 'auto' (got '" + sc.backend_asked + "')");
+  sc.options.backend = parse_backend(sc.backend_asked);
+  const std::string precision = top.string("precision", "float");
+  if (precision != "float" && precision != "double")
+    top.fail("precision", "must be 'float' or 'double' (got '" + precision + "')");
+  sc.options.precision = parse_precision(precision);
+  if (sc.options.backend == Backend::reference && sc.options.precision != Precision::float64)
+    top.fail("precision", "the reference backend runs in double only");
+  sc.setup.strands = parse_hair(top.object("hair"), scene_dir, sc);
+  sc.setup.material = parse_material(top.object("material"));
+  sc.setup.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
+  sc.setup.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
+  parse_air(top.object("air"), sc.setup);
+  parse_head(top.object("head"), scene_dir, sc);
+  parse_time(top.object("time"), sc);
+  parse_output(top.object("output"), sc.output);
+  top.finish();
+  return sc;
+}
+
+}  // namespace hairsim::engine
