@@ -10,6 +10,7 @@
 
 #include "engine/simulator.hpp"
 #include "hairsim/generate.hpp"
+#include "hairsim/sdf.hpp"
 
 namespace hairsim::test {
 
@@ -52,6 +53,17 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   const RodMaterial& m = setup.material;
   setup.dt = 0.1 * h * h * std::sqrt(m.linear_density() / m.bending_stiffness());
   if (integrator == engine::Integrator::implicit) setup.dt *= 10;
+  return setup;
+}
+
+// The same setup with its head sphere replaced by a triangulated sphere (a mesh collider, read
+// through its signed-distance grid).
+inline engine::HairSetup with_mesh_head(engine::HairSetup setup) {
+  auto grid = std::make_shared<SignedDistanceGrid>(
+      make_sdf_grid(ellipsoid_mesh(Vec3::Constant(setup.colliders[0].radii.x), 32), 48, "head"));
+  setup.colliders[0].shape = kernels::ColliderShape::mesh;
+  setup.colliders[0].sdf = grid->view();
+  setup.meshes = {grid};
   return setup;
 }
 

@@ -1,17 +1,18 @@
 #pragma once
-// Analytic colliders for hair (sphere, capsule, ellipsoid), defined in head coordinates and
-// carried by the head pose, and the contact response of one vertex: pushed out to the surface,
-// its velocity relative to the collider losing the normal approach and, by Coulomb friction, up
-// to μ times that much tangential speed. Host and device, float or double; shared by the
-// reference and the batched kernels (geometry, not the rod model).
+// Colliders for hair (sphere, capsule, ellipsoid, and triangle meshes as signed-distance grids),
+// defined in head coordinates and carried by the head pose, and the contact response of one vertex:
+// pushed out to the surface, its velocity relative to the collider losing the normal approach and,
+// by Coulomb friction, up to μ times that much tangential speed. Host and device, float or double;
+// shared by the reference and the batched kernels (geometry, not the rod model).
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "common/sdf_grid.hpp"
 #include "common/vector3.hpp"
 
 namespace hairsim::kernels {
 
-enum class ColliderShape : int { sphere = 0, capsule = 1, ellipsoid = 2 };
+enum class ColliderShape : int { sphere = 0, capsule = 1, ellipsoid = 2, mesh = 3 };
 
 template <class T>
 struct Collider {
@@ -20,6 +21,7 @@ struct Collider {
   Vector3<T> b;      // capsule: second end of the axis (m, head frame)
   Vector3<T> radii;  // sphere/capsule: radius in x; ellipsoid: semi-axes along x, y, z (m)
   T friction = 0;    // Coulomb coefficient μ
+  SdfGrid<T> sdf;    // mesh: the signed distances (head frame)
 };
 
 template <class T>
@@ -44,6 +46,17 @@ HS_HD constexpr T contact_skin() {
 template <class T>
 HS_HD Contact<T> contact(const Collider<T>& c, const Vector3<T>& p) {
   Contact<T> k;
+  if (c.shape == ColliderShape::mesh) {  // along the distance field's gradient to its zero
+    const T d = c.sdf.distance(p);
+    if (!(d < T(0))) return k;
+    const Vector3<T> g = c.sdf.gradient(p);
+    const T length = norm(g);
+    if (!(length > T(0))) return k;  // deep inside, beyond the stored band: no direction
+    k.inside = true;
+    k.normal = g / length;
+    k.surface = p + (contact_skin<T>() * c.sdf.spacing - d) * k.normal;
+    return k;
+  }
   if (c.shape == ColliderShape::ellipsoid) {
     const Vector3<T> d = p - c.a;
     const Vector3<T> y{d.x / c.radii.x, d.y / c.radii.y, d.z / c.radii.z};

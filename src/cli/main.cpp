@@ -178,6 +178,9 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
       a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
                     : std::filesystem::path(a.out);
   if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
+  if (sc.pushed_out > 0)
+    std::cout << "notice: moved " << sc.pushed_out
+              << " vertices of the groom out of the colliders before the run (hair.push_out)\n";
   std::cout << sc.setup.strands.strand_count() << " strands, " << sc.frames << " frames at "
             << sc.fps << " fps, " << sc.steps_per_frame << " steps per frame, backend "
             << engine::to_string(sc.options.backend) << " ("

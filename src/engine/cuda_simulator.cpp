@@ -3,6 +3,7 @@
 // nothing comes back unless asked: positions through pinned memory, counts from a device
 // accumulator. Built only with CUDA.
 #include <array>
+#include <vector>
 
 #include "cuda/cuda_api.hpp"
 #include "cuda/der_device_batch.hpp"
@@ -27,6 +28,14 @@ class CudaSimulator final : public Simulator {
         readback_(3 * std::size_t(vertices) * host_.arrays().tile_count() *
                   host_.arrays().tile_width) {
     counts_.zero_async(stream_.get());
+    // Mesh colliders: their distance grids go to the device once; the step reads them there.
+    for (int c = 0; c < parameters_.collider_count; ++c) {
+      kernels::SdfGrid<T>& grid = parameters_.colliders[c].sdf;
+      if (!grid.values) continue;
+      grids_.emplace_back(std::size_t(grid.count()));
+      grids_.back().upload(grid.values);
+      grid.values = grids_.back().data();
+    }
   }
 
   void step() override {
@@ -74,7 +83,9 @@ class CudaSimulator final : public Simulator {
   cuda::DerDeviceBatch<T> device_;
   cuda::Stream stream_;
   cuda::DeviceBuffer<unsigned long long> counts_;
-  cuda::PinnedBuffer<T> readback_;  // one per-vertex vector array, tiled
+  cuda::PinnedBuffer<T> readback_;
+  std::vector<cuda::DeviceBuffer<float>>
+      grids_;  // mesh colliders' distance samples  // one per-vertex vector array, tiled
 };
 
 }  // namespace

@@ -51,6 +51,7 @@ class FrameMeter {
     const double rho_s = sc.setup.material.linear_density();
     mass_.assign(start.size(), 0.0);
     rest_.assign(start.size(), 0.0);
+
     for (std::size_t s = 0; s * v_ < start.size(); ++s)
       for (int i = 0; i + 1 < v_; ++i) {
         const std::size_t a = s * v_ + i;
@@ -308,6 +309,7 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   s["contacts_per_step"] = steps > 0 ? double(counts.contacts) / double(steps) : 0.0;
   s["energy"] = trace;
   if (!sc.notice.empty()) s["notice"] = sc.notice;
+  s["vertices_pushed_out"] = sc.pushed_out;
   if (!mp4_note.empty()) s["mp4_note"] = mp4_note;
   if (diverged) s["diverged_at"] = *diverged + ", step " + std::to_string(diverged_step);
   io::write_file_atomically(out / "summary.json", s.dump(2) + "\n");

@@ -7,6 +7,7 @@
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/motion.hpp"
+#include "hairsim/sdf.hpp"
 #include "hairsim/units.hpp"
 #include "scene/json_reader.hpp"
 
@@ -57,6 +58,7 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
     strands = resample(read_strands(file, {units}), vertices);
     sc.hair_source = file.string();
   }
+  sc.push_out = hair.boolean("push_out", true);
   const int max_strands = hair.integer("max_strands", 0, 0, 2000000);
   strands = thin_out(strands, std::size_t(max_strands));
   // Without a GPU the demo scales down so it stays a short run on a few cores.
@@ -152,7 +154,8 @@ der::ClampMotion parse_head_motion(JsonReader m) {
   return motion;
 }
 
-kernels::Collider<double> parse_collider(JsonReader c, double default_friction) {
+kernels::Collider<double> parse_collider(JsonReader c, double default_friction,
+                                         const std::filesystem::path& dir, HairScene& sc) {
   kernels::Collider<double> out;
   auto v = [](const Vec3& p) { return kernels::Vector3<double>{p.x(), p.y(), p.z()}; };
   const std::string shape = c.string("shape", std::nullopt);
@@ -171,10 +174,17 @@ kernels::Collider<double> parse_collider(JsonReader c, double default_friction) 
     out.a = v(c.vec3("from", std::nullopt));
     out.b = v(c.vec3("to", std::nullopt));
     out.radii = {c.number("radius", std::nullopt, "> 0", scene::positive), 0, 0};
-  } else if (shape == "mesh") {
-    c.fail("shape", "'mesh' colliders (signed-distance grids) are not supported yet");
+  } else if (shape == "mesh") {  // a signed-distance grid, built here once
+    out.shape = kernels::ColliderShape::mesh;
+    const std::filesystem::path file = resolve(dir, c.string("file", std::nullopt));
+    const LengthUnit units = parse_length_unit(c.string("units", "m"), c.path_of("units"));
+    const int resolution = c.integer("resolution", 64, 8, 512);
+    auto grid = std::make_shared<SignedDistanceGrid>(
+        make_sdf_grid(read_mesh(file, {units}), resolution, file.string()));
+    out.sdf = grid->view();
+    sc.setup.meshes.push_back(grid);
   } else {
-    c.fail("shape", "must be 'sphere', 'ellipsoid' or 'capsule' (got '" + shape + "')");
+    c.fail("shape", "must be 'sphere', 'ellipsoid', 'capsule' or 'mesh' (got '" + shape + "')");
   }
   out.friction = c.number("friction", default_friction, ">= 0", scene::non_negative);
   c.finish();
@@ -184,7 +194,8 @@ kernels::Collider<double> parse_collider(JsonReader c, double default_friction) 
 // What previews draw for the head: the mesh file when given, else the sphere and ellipsoid
 // colliders as meshes.
 TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
-                          const std::vector<kernels::Collider<double>>& colliders) {
+                          const std::vector<kernels::Collider<double>>& colliders,
+                          const std::vector<TriangleMesh>& collider_meshes) {
   if (head.has("mesh")) {
     JsonReader m = head.object("mesh");
     const std::filesystem::path file = resolve(dir, m.string("file", std::nullopt));
@@ -193,16 +204,20 @@ TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
     return read_mesh(file, {units});
   }
   TriangleMesh mesh;
+  auto append = [&](const TriangleMesh& part, const Vec3& offset) {
+    const int base = int(mesh.vertices.size());
+    for (const Vec3& p : part.vertices) mesh.vertices.push_back(p + offset);
+    for (const auto& t : part.triangles)
+      mesh.triangles.push_back({t[0] + base, t[1] + base, t[2] + base});
+  };
+  for (const TriangleMesh& m : collider_meshes) append(m, Vec3::Zero());
   for (const kernels::Collider<double>& c : colliders) {
-    if (c.shape == kernels::ColliderShape::capsule) continue;
+    if (c.shape == kernels::ColliderShape::capsule || c.shape == kernels::ColliderShape::mesh)
+      continue;
     const Vec3 radii = c.shape == kernels::ColliderShape::sphere
                            ? Vec3::Constant(c.radii.x)
                            : Vec3(c.radii.x, c.radii.y, c.radii.z);
-    TriangleMesh part = ellipsoid_mesh(radii, 32);
-    const int base = int(mesh.vertices.size());
-    for (const Vec3& p : part.vertices) mesh.vertices.push_back(p + Vec3(c.a.x, c.a.y, c.a.z));
-    for (const auto& t : part.triangles)
-      mesh.triangles.push_back({t[0] + base, t[1] + base, t[2] + base});
+    append(ellipsoid_mesh(radii, 32), Vec3(c.a.x, c.a.y, c.a.z));
   }
   return mesh;
 }
@@ -211,13 +226,19 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
   sc.setup.head = parse_head_motion(head.object("motion"));
   sc.setup.head.center = head.vec3("center", Vec3::Zero());
   const double friction = head.number("friction", 0.3, ">= 0", scene::non_negative);
-  for (JsonReader c : head.objects("colliders"))
-    sc.setup.colliders.push_back(parse_collider(c, friction));
+  std::vector<TriangleMesh> collider_meshes;
+  for (JsonReader c : head.objects("colliders")) {
+    sc.setup.colliders.push_back(parse_collider(c, friction, dir, sc));
+    if (sc.setup.colliders.back().shape == kernels::ColliderShape::mesh) {
+      const std::filesystem::path file = resolve(dir, c.string("file", std::nullopt));
+      collider_meshes.push_back(read_mesh(file, {parse_length_unit(c.string("units", "m"))}));
+    }
+  }
   if (sc.setup.colliders.size() > std::size_t(kernels::der::kMaxColliders))
     head.fail("colliders", "at most " + std::to_string(kernels::der::kMaxColliders) +
                                " colliders (got " + std::to_string(sc.setup.colliders.size()) +
                                ")");
-  sc.preview_head = preview_mesh(head, dir, sc.setup.colliders);
+  sc.preview_head = preview_mesh(head, dir, sc.setup.colliders, collider_meshes);
   head.finish();
 }
 
@@ -294,6 +315,7 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   sc.setup.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
   parse_air(top.object("air"), sc.setup);
   parse_head(top.object("head"), scene_dir, sc);
+  if (sc.push_out) sc.pushed_out = push_out_of_colliders(sc.setup.strands, sc.setup.colliders);
   parse_time(top.object("time"), sc);
   parse_output(top.object("output"), sc.output);
   top.finish();

@@ -30,9 +30,11 @@ struct HairScene {
   int frames = 0;             // frames to simulate after frame 0 (the start)
   int steps_per_frame = 1;    // setup.dt is 1 / (fps steps_per_frame)
   HairOutputs output;
-  TriangleMesh preview_head;  // drawn in previews, head frame (moves with the head)
-  std::string hair_source;    // "generated wavy" or the strand file
-  std::string notice;         // said before the run (e.g. the strand count scaled down)
+  TriangleMesh preview_head;   // drawn in previews, head frame (moves with the head)
+  std::string hair_source;     // "generated wavy" or the strand file
+  std::string notice;          // said before the run (e.g. the strand count scaled down)
+  bool push_out = true;        // hair.push_out: groom vertices inside colliders moved out first
+  std::size_t pushed_out = 0;  // vertices it moved
 };
 
 // Whether a scene document is a hairstyle scene (it has "hair"), not a single-rod one.

@@ -71,6 +71,26 @@ kernels::Vector3<T> to_kernel(const der::Vec3& v) {
 
 }  // namespace
 
+std::size_t push_out_of_colliders(StrandSet& strands,
+                                  const std::vector<kernels::Collider<double>>& colliders) {
+  std::size_t moved = 0;
+  for (std::size_t s = 0; s < strands.strand_count(); ++s)
+    for (std::size_t i = strands.offsets[s] + 2; i < strands.offsets[s + 1]; ++i)
+      for (const kernels::Collider<double>& c : colliders) {
+        // A mesh's distances are clamped beyond a band: a deeper vertex needs a few moves.
+        Vec3& p = strands.points[i];
+        bool moved_this = false;
+        for (int attempt = 0; attempt < 16; ++attempt) {
+          const kernels::Contact<double> k = kernels::contact(c, {p.x(), p.y(), p.z()});
+          if (!k.inside) break;
+          p = Vec3(k.surface.x, k.surface.y, k.surface.z);
+          moved_this = true;
+        }
+        moved += moved_this;
+      }
+  return moved;
+}
+
 template <class T>
 kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Precision precision) {
   const bool single = precision == Precision::float32;
@@ -100,6 +120,12 @@ kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Preci
     to.b = {T(from.b.x), T(from.b.y), T(from.b.z)};
     to.radii = {T(from.radii.x), T(from.radii.y), T(from.radii.z)};
     to.friction = T(from.friction);
+    const kernels::SdfGrid<double>& g = from.sdf;  // mesh colliders: the same float samples
+    to.sdf.values = g.values;
+    to.sdf.nx = g.nx, to.sdf.ny = g.ny, to.sdf.nz = g.nz;
+    to.sdf.origin = {T(g.origin.x), T(g.origin.y), T(g.origin.z)};
+    to.sdf.spacing = T(g.spacing);
+    to.sdf.outside = T(g.outside);
   }
   return p;
 }
@@ -140,6 +166,7 @@ class ReferenceSimulator final : public Simulator {
  public:
   ReferenceSimulator(const HairSetup& setup, int vertices)
       : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
+        meshes_(setup.meshes),
         implicit_(setup.integrator == Integrator::implicit) {
     const RodMaterial& m = setup.material;
     // The tolerances the double kernels use: the same convergence on both sides.
@@ -188,6 +215,7 @@ class ReferenceSimulator final : public Simulator {
 
  private:
   std::vector<der::DynamicRod> rods_;
+  std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes_ = {};  // the colliders' grids
   bool implicit_;
   double length_tolerance_ = 0;
   StepCounts counts_;
@@ -201,7 +229,8 @@ class CpuSimulator final : public Simulator {
       : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
         batch_(int(setup.strands.strand_count()), vertices, 32, setup.integrator),
         parameters_(step_parameters<T>(setup, precision)),
-        head_(setup.head) {
+        head_(setup.head),
+        meshes_(setup.meshes) {
     load_strands(batch_, setup.strands, setup.material);
   }
 
@@ -235,6 +264,7 @@ class CpuSimulator final : public Simulator {
   DerHostBatch<T> batch_;
   kernels::der::DerStepParameters<T> parameters_;
   der::ClampMotion head_;
+  std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes_ = {};  // the colliders' grids
   StepCounts counts_;
 };
 

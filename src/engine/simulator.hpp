@@ -10,6 +10,7 @@
 #include "common/colliders.hpp"
 #include "der/der_strand.hpp"
 #include "hairsim/material.hpp"
+#include "hairsim/sdf.hpp"
 #include "hairsim/strands.hpp"
 #include "reference/der/der_dynamics.hpp"
 
@@ -28,10 +29,12 @@ struct HairSetup {
   // rotation is about head.center (the origin when unset).
   der::ClampMotion head;
   std::vector<kernels::Collider<double>> colliders;  // head frame, at most kMaxColliders
-  der::Vec3 gravity{0, -9.81, 0};                    // m/s²
-  double damping = 0;                                // 1/s, viscous: force -damping m v
-  double drag_normal = 0, drag_tangent = 0;          // N s/m², air drag per unit length
-  kernels::WindField<double> wind;                   // mean and gusts
+  // The distance grids that mesh colliders point into (kept alive with the setup).
+  std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes;
+  der::Vec3 gravity{0, -9.81, 0};            // m/s²
+  double damping = 0;                        // 1/s, viscous: force -damping m v
+  double drag_normal = 0, drag_tangent = 0;  // N s/m², air drag per unit length
+  kernels::WindField<double> wind;           // mean and gusts
   Integrator integrator = Integrator::symplectic;
   double dt = 1e-4;  // s
   // Fast projection tolerance on edge lengths, relative to the shortest rest edge (symplectic);
@@ -103,6 +106,13 @@ void set_head_poses(kernels::der::DerStepParameters<T>& p, const der::ClampMotio
 void check_solves(const StepCounts& counts, long step);
 
 std::string cpu_description(int threads);
+
+// Moves every vertex from the third on that lies inside a collider (head frame, t = 0) to the
+// collider's surface, so that the groom's rest shape is free of the head: scanned hair often
+// dips into a template head mesh. Returns how many vertices moved (a vertex deeper than a mesh
+// grid's band where its distances have no gradient stays).
+std::size_t push_out_of_colliders(StrandSet& strands,
+                                  const std::vector<kernels::Collider<double>>& colliders);
 
 // The cuda backend (cuda_simulator.cpp, built with CUDA only): RunFailure without a device.
 std::unique_ptr<Simulator> make_cuda_simulator(const HairSetup& setup, Precision precision);

@@ -16,10 +16,14 @@ namespace {
 using engine::Integrator;
 using engine::Precision;
 
-void expect_cuda_follows_reference(Integrator integrator, Precision precision, double bound) {
-  const test::SimulatorParityResult r = test::compare_with_reference(
-      test::simulator_parity_setup(integrator), engine::Backend::cuda, precision, 200);
-  std::cout << "cuda " << (integrator == Integrator::implicit ? "implicit " : "symplectic ")
+void expect_cuda_follows_reference(Integrator integrator, Precision precision, double bound,
+                                   bool mesh_head = false) {
+  engine::HairSetup setup = test::simulator_parity_setup(integrator);
+  if (mesh_head) setup = test::with_mesh_head(setup);
+  const test::SimulatorParityResult r =
+      test::compare_with_reference(setup, engine::Backend::cuda, precision, 200);
+  std::cout << "cuda " << (mesh_head ? "mesh head, " : "")
+            << (integrator == Integrator::implicit ? "implicit " : "symplectic ")
             << engine::to_string(precision) << ": max deviation " << r.max_deviation_over_length
             << " L, " << r.contacts << " vertex contacts\n";
   EXPECT_GT(r.contacts, 0);
@@ -37,6 +41,9 @@ TEST(SimulatorGpu, CudaFollowsTheReference) {
   expect_cuda_follows_reference(Integrator::symplectic, Precision::float32, 2e-3);
   expect_cuda_follows_reference(Integrator::implicit, Precision::float64, 1e-9);
   expect_cuda_follows_reference(Integrator::implicit, Precision::float32, 2e-3);
+  // The mesh collider's distance grid read from device memory.
+  expect_cuda_follows_reference(Integrator::implicit, Precision::float64, 1e-9, true);
+  expect_cuda_follows_reference(Integrator::implicit, Precision::float32, 2e-3, true);
 #endif
 }
 

@@ -44,6 +44,24 @@ TEST(SimulatorParity, CpuImplicitFloat) {
   EXPECT_LE(run(Integrator::implicit, Precision::float32).max_deviation_over_length, 2e-3);
 }
 
+TEST(SimulatorParity, CpuWithAMeshColliderFollowsTheReference) {
+  // The head sphere as a triangle mesh (distance grid): both backends read the same float
+  // samples, so double stays at round-off and float within its bound.
+  for (const Integrator integrator : {Integrator::symplectic, Integrator::implicit}) {
+    const engine::HairSetup setup = test::with_mesh_head(test::simulator_parity_setup(integrator));
+    for (const Precision precision : {Precision::float64, Precision::float32}) {
+      const test::SimulatorParityResult r =
+          test::compare_with_reference(setup, Backend::cpu, precision, kSteps);
+      std::cout << "mesh collider, "
+                << (integrator == Integrator::implicit ? "implicit " : "symplectic ")
+                << engine::to_string(precision) << ": max deviation " << r.max_deviation_over_length
+                << " L, " << r.contacts << " vertex contacts\n";
+      EXPECT_GT(r.contacts, 0);
+      EXPECT_LE(r.max_deviation_over_length, precision == Precision::float64 ? 1e-9 : 2e-3);
+    }
+  }
+}
+
 TEST(SimulatorParity, RejectsWhatItCannotRun) {
   engine::HairSetup setup = test::simulator_parity_setup(Integrator::symplectic);
   EXPECT_THROW(engine::Simulator::create(setup, {"cosserat", Backend::cpu, Precision::float64}),

@@ -25,15 +25,17 @@ nlohmann::json read_json(const std::filesystem::path& p) {
   return nlohmann::json::parse(b.begin(), b.end());
 }
 
-// 300 generated wavy strands of 20 vertices on the generator's head (ellipsoid collider) with a
-// sphere inside it behind the face, the head shaking ±0.6 rad at 1.5 Hz for a second.
-nlohmann::json small_scene() {
+// 300 generated wavy strands of 20 vertices on the generator's head, the head shaking ±0.6 rad
+// at 1.5 Hz for a second. Colliders: the head as a triangle mesh (the generator's ellipsoid,
+// written to dir/head.ply, as a distance grid) and a sphere inside it behind the face.
+nlohmann::json small_scene(const ScratchDir& dir) {
+  write_mesh(dir / "head.ply", ellipsoid_mesh(Vec3(0.075, 0.095, 0.095), 32));
   return nlohmann::json::parse(R"({
     "hair": {"generate": {"style": "wavy", "strands": 300, "seed": 3}, "vertices": 20},
     "damping": 0.5,
     "head": {
       "motion": {"type": "shake", "amplitude": 0.6, "frequency": 1.5},
-      "colliders": [{"shape": "ellipsoid", "radii": [0.075, 0.095, 0.095]},
+      "colliders": [{"shape": "mesh", "file": "head.ply", "resolution": 48},
                     {"shape": "sphere", "center": [0, 0, -0.02], "radius": 0.07}]
     },
     "time": {"fps": 30, "duration": 1},
@@ -51,7 +53,7 @@ std::filesystem::path write_scene(const ScratchDir& dir, const nlohmann::json& s
 
 TEST(HairScenes, SmallStyleOnAShakingHeadRunsOnCpu) {
   ScratchDir dir;
-  const auto scene = write_scene(dir, small_scene());
+  const auto scene = write_scene(dir, small_scene(dir));
   const auto out = dir / "out";
   const auto r =
       run_cli("run '" + scene.string() + "' --backend cpu --out '" + out.string() + "'", dir);
@@ -106,9 +108,9 @@ TEST(HairScenes, SmallStyleOnAShakingHeadRunsOnCpu) {
 
 TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
   ScratchDir dir;
-  const auto scene = write_scene(dir, small_scene());
+  const auto scene = write_scene(dir, small_scene(dir));
   std::ofstream(dir / "bad.hair") << "not a hair file";
-  nlohmann::json from_file = small_scene();
+  nlohmann::json from_file = small_scene(dir);
   from_file["hair"] = {{"file", "missing.hair"}};
   const auto missing = write_scene(dir, from_file, "missing.json");
   from_file["hair"] = {{"file", "bad.hair"}};
@@ -131,7 +133,14 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       {base + "--backend gpu", "backend: must be 'reference', 'cpu', 'cuda' or 'auto'"},
       {base + "--set air.gusts.modes=20", "air.gusts.modes: must be between 1 and 8"},
       {base + "--set 'head.colliders=[{\"shape\":\"mesh\"}]'",
-       "head.colliders[0].shape: 'mesh' colliders"},
+       "head.colliders[0].file: is required"},
+      {base + "--set 'head.colliders=[{\"shape\":\"mesh\",\"file\":\"nohead.ply\"}]'",
+       "nohead.ply"},
+      {base + "--set 'head.colliders=[{\"shape\":\"mesh\",\"file\":\"head.ply\","
+              "\"resolution\":4}]'",
+       "head.colliders[0].resolution: must be between 8 and 512"},
+      {base + "--set 'head.colliders=[{\"shape\":\"cube\"}]'",
+       "head.colliders[0].shape: must be 'sphere', 'ellipsoid', 'capsule' or 'mesh'"},
       {base + "--set 'head.colliders=[{\"shape\":\"sphere\",\"radius\":-1}]'",
        "head.colliders[0].radius: must be > 0"},
       {base + "--set 'head.motion={\"type\":\"keyframes\",\"keyframes\":[{\"time\":1},"
@@ -154,7 +163,7 @@ TEST(HairScenes, DivergingRunNamesStrandAndStepAndKeepsFrames) {
   // limit (0.3 ms here): the forces overflow float within a few steps. (A merely too large step
   // stays finite: the projection holds the edge lengths.)
   ScratchDir dir;
-  nlohmann::json scene = small_scene();
+  nlohmann::json scene = small_scene(dir);
   scene["material"] = {{"youngs_modulus", 1e35}};
   scene["time"]["integrator"] = "symplectic";
   scene["time"]["dt"] = 0.003;
@@ -181,7 +190,7 @@ TEST(HairScenes, DivergingRunNamesStrandAndStepAndKeepsFrames) {
 TEST(HairScenes, StopRequestEndsAfterTheCurrentFrameWithCompleteOutputs) {
   // What Ctrl-C does (the CLI's SIGINT handler sets this flag): the run stops after frame 1.
   ScratchDir dir;
-  nlohmann::json doc = small_scene();
+  nlohmann::json doc = small_scene(dir);
   doc["output"] = {{"usd", true}, {"frames", "ply"}};
   const engine::HairScene sc = engine::parse_hair_scene(doc, dir.path());
   const std::atomic<bool> stop{true};
