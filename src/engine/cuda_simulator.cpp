@@ -23,7 +23,10 @@ class CudaSimulator final : public Simulator {
         host_(int(setup.strands.strand_count()), vertices, 32, setup.integrator),
         parameters_(step_parameters<T>(setup, precision)),
         head_(setup.head),
-        device_((load_strands(host_, setup.strands, setup.material), host_.arrays())),
+        device_((
+            load_strands(host_, setup.strands,
+                         [&](std::size_t s) -> const RodMaterial& { return setup.material_of(s); }),
+            host_.arrays())),
         counts_(cuda::kStepCountFields),
         readback_(3 * std::size_t(vertices) * host_.arrays().tile_count() *
                   host_.arrays().tile_width) {

@@ -101,10 +101,10 @@ class DerHostBatch {
 };
 
 // Every strand of a hairstyle (all with the batch's vertex count: resample() first) at rest on
-// its own polyline (a groomed curl is at rest), material `m`, vertex masses lumped. The root edge
-// is the clamp (the kernels hold vertices 0 and 1 and θ⁰).
-template <class T>
-void load_strands(DerHostBatch<T>& batch, const StrandSet& strands, const RodMaterial& m) {
+// its own polyline (a groomed curl is at rest), strand s of material `material_of(s)`, vertex
+// masses lumped. The root edge is the clamp (the kernels hold vertices 0 and 1 and θ⁰).
+template <class T, class MaterialOf>
+void load_strands(DerHostBatch<T>& batch, const StrandSet& strands, MaterialOf material_of) {
   if (strands.strand_count() != std::size_t(batch.strands()))
     throw Error("der batch", "expected " + std::to_string(batch.strands()) + " strands, got " +
                                  std::to_string(strands.strand_count()));
@@ -116,11 +116,18 @@ void load_strands(DerHostBatch<T>& batch, const StrandSet& strands, const RodMat
 #pragma omp parallel for schedule(static)
   for (int s = 0; s < batch.strands(); ++s) {
     const auto points = strands.strand(std::size_t(s));
+    const RodMaterial& m = material_of(std::size_t(s));
     const der::DynamicRod rod =
         der::rod_at_rest(std::vector<der::Vec3>(points.begin(), points.end()),
                          m.bending_stiffness(), m.twist_stiffness(), m.linear_density());
     batch.set_strand(s, rod.rest, rod.state, rod.mass, m.stretching_stiffness());
   }
+}
+
+// All strands of one material.
+template <class T>
+void load_strands(DerHostBatch<T>& batch, const StrandSet& strands, const RodMaterial& m) {
+  load_strands(batch, strands, [&](std::size_t) -> const RodMaterial& { return m; });
 }
 
 }  // namespace hairsim::engine

@@ -48,12 +48,12 @@ class FrameMeter {
  public:
   FrameMeter(const HairScene& sc, const std::vector<der::Vec3>& start, int vertices)
       : sc_(sc), start_(start), v_(vertices) {
-    const double rho_s = sc.setup.material.linear_density();
     mass_.assign(start.size(), 0.0);
     rest_.assign(start.size(), 0.0);
 
     for (std::size_t s = 0; s * v_ < start.size(); ++s)
       for (int i = 0; i + 1 < v_; ++i) {
+        const double rho_s = sc.setup.material_of(s).linear_density();
         const std::size_t a = s * v_ + i;
         rest_[a] = (start[a + 1] - start[a]).norm();
         mass_[a] += 0.5 * rho_s * rest_[a];

@@ -22,15 +22,23 @@ std::filesystem::path resolve(const std::filesystem::path& dir, const std::strin
 }
 
 // Every k-th strand so that at most `max` remain (evenly over the scalp: strands are stored in
-// root order by the generator and the usual files).
-StrandSet thin_out(const StrandSet& all, std::size_t max) {
-  if (max == 0 || all.strand_count() <= max) return all;
+// root order by the generator and the usual files), with their radii when there are any.
+void thin_out(StrandSet& strands, std::vector<double>& radii, std::size_t max) {
+  const std::size_t n = strands.strand_count();
+  if (max == 0 || n <= max) return;
   StrandSet out;
-  for (std::size_t k = 0; k < max; ++k) out.add_strand(all.strand(k * all.strand_count() / max));
-  return out;
+  std::vector<double> kept;
+  for (std::size_t k = 0; k < max; ++k) {
+    out.add_strand(strands.strand(k * n / max));
+    if (!radii.empty()) kept.push_back(radii[k * n / max]);
+  }
+  strands = std::move(out);
+  radii = std::move(kept);
 }
 
-StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScene& sc) {
+// The strands, and into `radii` each strand's radius from the file (hair.radius_from_file).
+StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScene& sc,
+                     std::vector<double>& radii) {
   const int vertices = hair.integer("vertices", 24, 3, 1000);
   const bool generated = hair.has("generate");
   if (generated == hair.has("file")) hair.fail("file", "give either hair.file or hair.generate");
@@ -55,12 +63,22 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
   } else {
     const std::filesystem::path file = resolve(dir, hair.string("file", std::nullopt));
     const LengthUnit units = parse_length_unit(hair.string("units", "m"), hair.path_of("units"));
-    strands = resample(read_strands(file, {units}), vertices);
+    const StrandSet raw = read_strands(file, {units});
+    if (hair.boolean("radius_from_file", false)) {  // half the root's thickness
+      if (!raw.has_thickness())
+        hair.fail("radius_from_file", "the file " + file.string() + " has no thickness");
+      for (std::size_t s = 0; s < raw.strand_count(); ++s) {
+        radii.push_back(0.5 * double(raw.thickness[raw.offsets[s]]));
+        if (!(radii.back() > 0))
+          hair.fail("radius_from_file", "strand " + std::to_string(s) + " has no thickness");
+      }
+    }
+    strands = resample(raw, vertices);
     sc.hair_source = file.string();
   }
   sc.push_out = hair.boolean("push_out", true);
   const int max_strands = hair.integer("max_strands", 0, 0, 2000000);
-  strands = thin_out(strands, std::size_t(max_strands));
+  thin_out(strands, radii, std::size_t(max_strands));
   // Without a GPU the demo scales down so it stays a short run on a few cores.
   const int cpu_max = hair.integer("cpu_max_strands", 0, 0, 2000000);
   if (cpu_max > 0 && sc.options.backend != Backend::cuda &&
@@ -68,21 +86,36 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
     sc.notice = "no CUDA device in use: simulating " + std::to_string(cpu_max) + " of " +
                 std::to_string(strands.strand_count()) +
                 " strands on the cpu backend (hair.cpu_max_strands)";
-    strands = thin_out(strands, std::size_t(cpu_max));
+    thin_out(strands, radii, std::size_t(cpu_max));
   }
   hair.finish();
   return strands;
 }
 
-RodMaterial parse_material(JsonReader m) {
-  RodMaterial mat;
+// The scene's material, and per-strand radii when the file gives them or `radius_variation`
+// spreads them (uniform in r (1 ± variation), deterministic in `seed`).
+void parse_material(JsonReader m, const std::vector<double>& file_radii, HairSetup& setup) {
+  RodMaterial& mat = setup.material;
   mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
   mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
   mat.shear_modulus =
       m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
   mat.density = m.number("density", mat.density, "> 0", scene::positive);
+  const double variation =
+      m.number("radius_variation", 0.0, ">= 0 and < 1", [](double v) { return v >= 0 && v < 1; });
+  std::uint64_t state = std::uint64_t(m.integer("seed", 1, 0, 1 << 30));
   m.finish();
-  return mat;
+  if (file_radii.empty() && variation == 0) return;
+  for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);  // splitmix64
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    const double u = double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;  // [0, 1)
+    RodMaterial strand = mat;
+    if (!file_radii.empty()) strand.radius = file_radii[s];
+    strand.radius *= 1 + variation * (2 * u - 1);
+    setup.strand_materials.push_back(strand);
+  }
 }
 
 void parse_air(JsonReader air, HairSetup& s) {
@@ -309,8 +342,9 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   sc.options.precision = parse_precision(precision);
   if (sc.options.backend == Backend::reference && sc.options.precision != Precision::float64)
     top.fail("precision", "the reference backend runs in double only");
-  sc.setup.strands = parse_hair(top.object("hair"), scene_dir, sc);
-  sc.setup.material = parse_material(top.object("material"));
+  std::vector<double> file_radii;
+  sc.setup.strands = parse_hair(top.object("hair"), scene_dir, sc, file_radii);
+  parse_material(top.object("material"), file_radii, sc.setup);
   sc.setup.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   sc.setup.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
   parse_air(top.object("air"), sc.setup);

@@ -168,13 +168,13 @@ class ReferenceSimulator final : public Simulator {
       : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
         meshes_(setup.meshes),
         implicit_(setup.integrator == Integrator::implicit) {
-    const RodMaterial& m = setup.material;
     // The tolerances the double kernels use: the same convergence on both sides.
     const kernels::der::DerStepParameters<double> p =
         step_parameters<double>(setup, Precision::float64);
     length_tolerance_ = p.length_tolerance;
     for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
       const auto points = setup.strands.strand(s);
+      const RodMaterial& m = setup.material_of(s);
       der::DynamicRod rod = der::rod_at_rest({points.begin(), points.end()}, m.bending_stiffness(),
                                              m.twist_stiffness(), m.linear_density());
       der::clamp_end(rod, false, setup.head);
@@ -231,7 +231,8 @@ class CpuSimulator final : public Simulator {
         parameters_(step_parameters<T>(setup, precision)),
         head_(setup.head),
         meshes_(setup.meshes) {
-    load_strands(batch_, setup.strands, setup.material);
+    load_strands(batch_, setup.strands,
+                 [&](std::size_t s) -> const RodMaterial& { return setup.material_of(s); });
   }
 
   void step() override {
@@ -287,6 +288,8 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
                                  " analytic colliders (got " +
                                  std::to_string(setup.colliders.size()) + ")");
   if (!(setup.dt > 0)) throw Error("dt", "must be positive");
+  if (!setup.strand_materials.empty() && setup.strand_materials.size() != strands.strand_count())
+    throw Error("strand_materials", "needs one material per strand");
   HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default
   if (!head_centred.head.center) head_centred.head.center = der::Vec3::Zero();
   switch (options.backend) {

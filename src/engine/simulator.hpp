@@ -24,7 +24,11 @@ using kernels::der::StepCounts;
 // count (resample first) and the material.
 struct HairSetup {
   StrandSet strands;
-  RodMaterial material;
+  RodMaterial material;  // every strand's, unless strand_materials gives its own
+  std::vector<RodMaterial> strand_materials;  // empty, or one per strand
+  const RodMaterial& material_of(std::size_t s) const {
+    return strand_materials.empty() ? material : strand_materials[s];
+  }
   // The head's motion from its pose at t = 0: carries the root clamps and the colliders. Its
   // rotation is about head.center (the origin when unset).
   der::ClampMotion head;

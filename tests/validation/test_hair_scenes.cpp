@@ -11,6 +11,7 @@
 
 #include "engine/hair_run.hpp"
 #include "engine/hair_scene.hpp"
+#include "hairsim/error.hpp"
 #include "hairsim/io.hpp"
 #include "test_support.hpp"
 
@@ -128,6 +129,8 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       {base + "--set hair.colour=1", "hair.colour: unknown field"},
       {base + "--set gravity=1", "gravity: must be an array of 3 numbers"},
       {base + "--set damping=-1", "damping: must be >= 0"},
+      {base + "--set material.radius_variation=1",
+       "material.radius_variation: must be >= 0 and < 1"},
       {base + "--set output.frames=obj", "output.frames: must be 'none', 'hair' or 'ply'"},
       {base + "--set precision=half", "precision: must be 'float' or 'double'"},
       {base + "--backend gpu", "backend: must be 'reference', 'cpu', 'cuda' or 'auto'"},
@@ -185,6 +188,50 @@ TEST(HairScenes, DivergingRunNamesStrandAndStepAndKeepsFrames) {
     for (const Vec3& p : frame) ASSERT_TRUE(p.allFinite());
   const StrandSet first = read_strands(out / "frames" / "frame_00000.hair");
   EXPECT_EQ(first.strand_count(), 300u);
+}
+
+TEST(HairScenes, BangsFixtureOnItsHeadMesh) {
+  // scenes/bangs.json, 6 frames: the real groom (mm, x up) on its head mesh as a mesh collider.
+  // The groom dips into the template head: vertices are pushed out before the run, and no
+  // vertex is inside the head mesh at any frame after.
+  ScratchDir dir;
+  const auto out = dir / "out";
+  const auto r = run_cli("run '" + std::string(HAIRSIM_SOURCE_DIR) +
+                             "/scenes/bangs.json' --backend cpu --frames 6 --out '" + out.string() +
+                             "' --set output.png_every=0 --set output.mp4=false",
+                         dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = read_json(out / "summary.json");
+  EXPECT_EQ(s["strands"], 100);
+  EXPECT_GT(s["vertices_pushed_out"].get<int>(), 0);
+  EXPECT_GT(s["contacts_per_step"].get<double>(), 1);  // the hair lies on the head
+  EXPECT_LE(s["max_penetration_m"].get<double>(), 5e-4);
+  EXPECT_LE(s["max_root_drift_m"].get<double>(), 1e-6);
+  EXPECT_EQ(read_usda_animation(out / "hair.usda").frames.size(), 7u);
+}
+
+TEST(HairScenes, PerStrandRadiiFromVariationOrFile) {
+  ScratchDir dir;
+  nlohmann::json doc = small_scene(dir);
+  doc["material"] = {{"radius", 5e-5}, {"radius_variation", 0.3}};
+  const engine::HairScene sc = engine::parse_hair_scene(doc, dir.path());
+  ASSERT_EQ(sc.setup.strand_materials.size(), 300u);
+  double lo = 1, hi = 0;
+  for (const RodMaterial& m : sc.setup.strand_materials)
+    lo = std::min(lo, m.radius), hi = std::max(hi, m.radius);
+  EXPECT_GE(lo, 0.7 * 5e-5);
+  EXPECT_LE(hi, 1.3 * 5e-5);
+  EXPECT_GT(hi - lo, 0.5 * 0.6 * 5e-5);  // 300 uniform draws span most of the range
+  // A file without thickness cannot give radii: one line naming the field.
+  doc["hair"] = {{"file", std::string(HAIRSIM_SOURCE_DIR) + "/tests/data/Bangs_100_binary.ply"},
+                 {"units", "mm"},
+                 {"radius_from_file", true}};
+  try {
+    engine::parse_hair_scene(doc, dir.path());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "hair.radius_from_file");
+  }
 }
 
 TEST(HairScenes, StopRequestEndsAfterTheCurrentFrameWithCompleteOutputs) {
