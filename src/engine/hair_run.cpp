@@ -150,50 +150,110 @@ class Progress {
   int frames_;
 };
 
-}  // namespace
+// The run's optional outputs, frame by frame (strand files, the animated .usda, PNG previews)
+// and at the end (the .usda's assembly, the MP4), with the wall time each took.
+class FrameOutputs {
+ public:
+  FrameOutputs(const HairScene& sc, const std::filesystem::path& out,
+               const std::vector<der::Vec3>& start, int strands, int vertices)
+      : sc_(sc), out_(out), strands_(strands), vertices_(vertices) {
+    if (sc.output.usd)
+      usd_.emplace(out / "hair.usda", as_strands(start, strands, vertices), sc.fps);
+    if (!sc.output.frames.empty()) std::filesystem::create_directories(out / "frames");
+    if (sc.output.png_every > 0) std::filesystem::create_directories(out / "png");
+    view_ = preview_camera(sc, start);
+  }
 
-HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& out,
-                             const RunControl& control) {
-  const Clock::time_point run_start = Clock::now();
-  std::unique_ptr<Simulator> sim = Simulator::create(sc.setup, sc.options);
-  const int strands = sim->strands(), vertices = sim->vertices();
-  double t_simulate = 0, t_readback = 0, t_frames = 0, t_png = 0, t_usd = 0, t_mp4 = 0;
-  const double t_setup = seconds_since(run_start);
+  void write(int frame, double t, const std::vector<der::Vec3>& x) {
+    Clock::time_point t0 = Clock::now();
+    if (!sc_.output.frames.empty())
+      write_strands(out_ / "frames" / frame_name(frame, sc_.output.frames.c_str()),
+                    as_strands(x, strands_, vertices_));
+    frames_s += seconds_since(t0);
+    t0 = Clock::now();
+    if (usd_) usd_->add_frame(frame, x);
+    usd_s += seconds_since(t0);
+    t0 = Clock::now();
+    if (sc_.output.png_every > 0 && frame % sc_.output.png_every == 0) {
+      const HeadPose pose = head_pose_at(sc_.setup.head, t);
+      TriangleMesh head = sc_.preview_head;
+      for (Vec3& p : head.vertices) p = pose.apply(p);
+      write_png(out_ / "png" / frame_name(frame, "png"),
+                render(as_strands(x, strands_, vertices_), head.vertices.empty() ? nullptr : &head,
+                       view_));
+      ++png_count_;
+    }
+    png_s += seconds_since(t0);
+  }
 
-  std::filesystem::create_directories(out);
-  HairRunResult result;
-  std::vector<der::Vec3> x, v;
-  sim->positions(x);
-  sim->velocities(v);
-  const FrameMeter meter(sc, x, vertices);
-  const StrandSet topology = as_strands(x, strands, vertices);
+  // Completes the .usda and assembles the MP4; the files made go into `written`. Returns a
+  // note when an asked-for MP4 could not be made.
+  std::string finish(std::vector<std::filesystem::path>& written) {
+    Clock::time_point t0 = Clock::now();
+    if (usd_) {
+      usd_->finish();
+      written.push_back(out_ / "hair.usda");
+    }
+    usd_s += seconds_since(t0);
+    t0 = Clock::now();
+    std::string note;
+    if (sc_.output.mp4 && png_count_ > 0) {
+      if (!ffmpeg_available()) {
+        note = "ffmpeg is not installed: no MP4 (the PNG frames are in png/)";
+      } else if (std::system(mp4_command().c_str()) == 0) {
+        written.push_back(out_ / "hair.mp4");
+      } else {
+        note = "ffmpeg failed: no MP4 (the PNG frames are in png/)";
+      }
+    }
+    mp4_s = seconds_since(t0);
+    return note;
+  }
 
-  std::optional<UsdaAnimationWriter> usd;
-  if (sc.output.usd) usd.emplace(out / "hair.usda", topology, sc.fps);
-  if (!sc.output.frames.empty()) std::filesystem::create_directories(out / "frames");
-  if (sc.output.png_every > 0) std::filesystem::create_directories(out / "png");
-  RenderOptions view;
-  view.width = sc.output.width;
-  view.height = sc.output.height;
-  view.azimuth_deg = sc.output.azimuth_deg;
-  view.elevation_deg = sc.output.elevation_deg;
-  view.supersample = 2;
-  view.up = -sc.setup.gravity.normalized();
-  if (!view.up.allFinite()) view.up = Vec3::UnitY();
-  {  // One camera for the whole run: the start's bounding box, grown by a sixth of its size.
+  double frames_s = 0, usd_s = 0, png_s = 0, mp4_s = 0;
+
+ private:
+  // One camera for the whole run: the start's bounding box (hair and head), grown by a sixth.
+  static RenderOptions preview_camera(const HairScene& sc, const std::vector<der::Vec3>& start) {
+    RenderOptions view;
+    view.width = sc.output.width;
+    view.height = sc.output.height;
+    view.azimuth_deg = sc.output.azimuth_deg;
+    view.elevation_deg = sc.output.elevation_deg;
+    view.supersample = 2;
+    view.up = -sc.setup.gravity.normalized();
+    if (!view.up.allFinite()) view.up = Vec3::UnitY();
     Vec3 lo = Vec3::Constant(1e300), hi = -lo;
-    for (const der::Vec3& p : x) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+    for (const der::Vec3& p : start) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
     for (const Vec3& p : sc.preview_head.vertices) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
     const Vec3 grow = (hi - lo) / 12;
     view.frame_min = lo - grow;
     view.frame_max = hi + grow;
+    return view;
   }
 
-  nlohmann::json trace = nlohmann::json::array();
+  std::string mp4_command() const {
+    const double rate = sc_.fps / sc_.output.png_every;
+    return "ffmpeg -y -loglevel error -framerate " + std::to_string(rate) +
+           " -pattern_type glob -i '" + (out_ / "png").string() +
+           "/frame_*.png' -c:v libx264 -pix_fmt yuv420p -vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' '" +
+           (out_ / "hair.mp4").string() + "'";
+  }
+
+  const HairScene& sc_;
+  std::filesystem::path out_;
+  int strands_, vertices_;
+  std::optional<UsdaAnimationWriter> usd_;
+  RenderOptions view_;
+  int png_count_ = 0;
+};
+
+// The worst of every frame's measures, and the per-frame trace for the summary.
+struct RunMeasures {
   FrameStats worst;
-  int png_count = 0;
-  auto write_frame = [&](int frame, double t) {
-    const FrameStats f = meter.measure(x, v, t);
+  nlohmann::json trace = nlohmann::json::array();
+
+  void add(int frame, double t, const FrameStats& f) {
     worst.max_stretch = std::max(worst.max_stretch, f.max_stretch);
     worst.max_penetration = std::max(worst.max_penetration, f.max_penetration);
     worst.max_root_drift = std::max(worst.max_root_drift, f.max_root_drift);
@@ -203,47 +263,47 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
                      {"gravity_j", f.gravity},
                      {"max_stretch", f.max_stretch},
                      {"max_penetration_m", f.max_penetration}});
-    Clock::time_point t0 = Clock::now();
-    if (!sc.output.frames.empty()) {
-      const std::filesystem::path file =
-          out / "frames" / frame_name(frame, sc.output.frames.c_str());
-      write_strands(file, as_strands(x, strands, vertices));
-    }
-    t_frames += seconds_since(t0);
-    t0 = Clock::now();
-    if (usd) usd->add_frame(frame, x);
-    t_usd += seconds_since(t0);
-    t0 = Clock::now();
-    if (sc.output.png_every > 0 && frame % sc.output.png_every == 0) {
-      const HeadPose pose = head_pose_at(sc.setup.head, t);
-      TriangleMesh head = sc.preview_head;
-      for (Vec3& p : head.vertices) p = pose.apply(p);
-      write_png(
-          out / "png" / frame_name(frame, "png"),
-          render(as_strands(x, strands, vertices), head.vertices.empty() ? nullptr : &head, view));
-      ++png_count;
-    }
-    t_png += seconds_since(t0);
-  };
+  }
+};
 
+}  // namespace
+
+HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& out,
+                             const RunControl& control) {
+  const Clock::time_point run_start = Clock::now();
+  std::unique_ptr<Simulator> sim = Simulator::create(sc.setup, sc.options);
+  const int vertices = sim->vertices();
+  const double setup_s = seconds_since(run_start);
+  double simulate_s = 0, readback_s = 0;
+
+  std::filesystem::create_directories(out);
+  std::vector<der::Vec3> x, v;
+  sim->positions(x);
+  sim->velocities(v);
+  const FrameMeter meter(sc, x, vertices);
+  FrameOutputs outputs(sc, out, x, sim->strands(), vertices);
+  RunMeasures measures;
+  measures.add(0, 0.0, meter.measure(x, v, 0.0));
+  outputs.write(0, 0.0, x);
+
+  HairRunResult result;
   Progress progress(control, sc.frames);
-  write_frame(0, 0.0);
   int frames_done = 0;
   std::optional<std::string> diverged;
-  long diverged_step = 0;
   for (int frame = 1; frame <= sc.frames; ++frame) {
     const Clock::time_point frame_start = Clock::now();
     for (int k = 0; k < sc.steps_per_frame; ++k) sim->step();
-    Clock::time_point t0 = Clock::now();
+    const Clock::time_point t0 = Clock::now();
     sim->positions(x);
     sim->velocities(v);
-    t_readback += seconds_since(t0);
-    t_simulate += std::chrono::duration<double>(t0 - frame_start).count();
+    readback_s += seconds_since(t0);
+    simulate_s += std::chrono::duration<double>(t0 - frame_start).count();
     if ((diverged = first_non_finite(x, v, vertices))) {
-      diverged_step = sim->steps();
+      *diverged += ", step " + std::to_string(sim->steps());
       break;
     }
-    write_frame(frame, sim->time());
+    measures.add(frame, sim->time(), meter.measure(x, v, sim->time()));
+    outputs.write(frame, sim->time(), x);
     frames_done = frame;
     progress.frame_done(frame, sim->time(), 1e3 * seconds_since(frame_start));
     if (control.stop && control.stop->load()) {
@@ -252,32 +312,7 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
       break;
     }
   }
-
-  Clock::time_point t0 = Clock::now();
-  if (usd) {
-    usd->finish();
-    result.written.push_back(out / "hair.usda");
-  }
-  t_usd += seconds_since(t0);
-  std::string mp4_note;
-  t0 = Clock::now();
-  if (sc.output.mp4 && png_count > 0) {
-    if (!ffmpeg_available()) {
-      mp4_note = "ffmpeg is not installed: no MP4 (the PNG frames are in png/)";
-    } else {
-      const double rate = sc.fps / sc.output.png_every;
-      const std::string command = "ffmpeg -y -loglevel error -framerate " + std::to_string(rate) +
-                                  " -pattern_type glob -i '" + (out / "png").string() +
-                                  "/frame_*.png' -c:v libx264 -pix_fmt yuv420p -vf " +
-                                  "'pad=ceil(iw/2)*2:ceil(ih/2)*2' '" +
-                                  (out / "hair.mp4").string() + "'";
-      if (std::system(command.c_str()) == 0)
-        result.written.push_back(out / "hair.mp4");
-      else
-        mp4_note = "ffmpeg failed: no MP4 (the PNG frames are in png/)";
-    }
-  }
-  t_mp4 += seconds_since(t0);
+  const std::string mp4_note = outputs.finish(result.written);
 
   const StepCounts counts = sim->counts();
   const long steps = sim->steps();
@@ -289,7 +324,7 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   s["precision"] = to_string(sc.options.precision);
   s["integrator"] = sc.setup.integrator == Integrator::implicit ? "implicit" : "symplectic";
   s["hair"] = sc.hair_source;
-  s["strands"] = strands;
+  s["strands"] = sim->strands();
   s["vertices_per_strand"] = vertices;
   s["frames"] = frames_done;
   s["frames_asked"] = sc.frames;
@@ -297,29 +332,28 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   s["steps"] = steps;
   s["dt_s"] = sc.setup.dt;
   s["simulated_time_s"] = sim->time();
-  s["wall_time_s"] = {{"setup", t_setup},       {"simulate", t_simulate},
-                      {"readback", t_readback}, {"frame_files", t_frames},
-                      {"png", t_png},           {"usd", t_usd},
-                      {"mp4", t_mp4},           {"total", seconds_since(run_start)}};
+  s["wall_time_s"] = {{"setup", setup_s},       {"simulate", simulate_s},
+                      {"readback", readback_s}, {"frame_files", outputs.frames_s},
+                      {"png", outputs.png_s},   {"usd", outputs.usd_s},
+                      {"mp4", outputs.mp4_s},   {"total", seconds_since(run_start)}};
   s["svu_per_second"] =
-      t_simulate > 0 ? double(strands) * vertices * double(steps) / t_simulate : 0.0;
-  s["max_stretch"] = worst.max_stretch;
-  s["max_penetration_m"] = worst.max_penetration;
-  s["max_root_drift_m"] = worst.max_root_drift;
+      simulate_s > 0 ? double(sim->strands()) * vertices * double(steps) / simulate_s : 0.0;
+  s["max_stretch"] = measures.worst.max_stretch;
+  s["max_penetration_m"] = measures.worst.max_penetration;
+  s["max_root_drift_m"] = measures.worst.max_root_drift;
   s["contacts_per_step"] = steps > 0 ? double(counts.contacts) / double(steps) : 0.0;
-  s["energy"] = trace;
-  if (!sc.notice.empty()) s["notice"] = sc.notice;
   s["vertices_pushed_out"] = sc.pushed_out;
+  s["energy"] = measures.trace;
+  if (!sc.notice.empty()) s["notice"] = sc.notice;
   if (!mp4_note.empty()) s["mp4_note"] = mp4_note;
-  if (diverged) s["diverged_at"] = *diverged + ", step " + std::to_string(diverged_step);
+  if (diverged) s["diverged_at"] = *diverged;
   io::write_file_atomically(out / "summary.json", s.dump(2) + "\n");
   result.written.push_back(out / "summary.json");
   if (!mp4_note.empty() && control.progress) *control.progress << "notice: " << mp4_note << "\n";
   if (diverged)
-    throw RunFailure(*diverged + ", step " + std::to_string(diverged_step),
-                     "non-finite position or velocity by the end of frame " +
-                         std::to_string(frames_done + 1) + "; frames 0 to " +
-                         std::to_string(frames_done) + " are written");
+    throw RunFailure(*diverged, "non-finite position or velocity by the end of frame " +
+                                    std::to_string(frames_done + 1) + "; frames 0 to " +
+                                    std::to_string(frames_done) + " are written");
   return result;
 }
 
