@@ -22,18 +22,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The head's rigid pose at t: p -> c + R (p - c) + translation.
-struct HeadPose {
-  der::Mat3 r;
-  der::Vec3 center, translation;
-  der::Vec3 apply(const der::Vec3& p) const { return center + r * (p - center) + translation; }
-  der::Vec3 apply_inverse(const der::Vec3& p) const {
-    return center + r.transpose() * (p - translation - center);
-  }
-};
-
-HeadPose head_pose_at(const der::ClampMotion& m, double t) {
-  return {m.rotation(t), m.center.value_or(der::Vec3::Zero()), m.translation(t)};
+kernels::Vector3<double> to_kernel(const der::Vec3& v) {
+  return {v.x(), v.y(), v.z()};
+}
+der::Vec3 from_kernel(const kernels::Vector3<double>& v) {
+  return {v.x, v.y, v.z};
 }
 
 // What one frame's state measures (summary.json): stretch, penetration, root drift, energy.
@@ -64,21 +57,20 @@ class FrameMeter {
   FrameStats measure(const std::vector<der::Vec3>& x, const std::vector<der::Vec3>& v,
                      double t) const {
     FrameStats f;
-    const HeadPose pose = head_pose_at(sc_.setup.head, t);
+    const kernels::der::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
     for (std::size_t a = 0; a < x.size(); ++a) {
       const int i = int(a % v_);
       if (i + 1 < v_)
         f.max_stretch = std::max(f.max_stretch, std::abs((x[a + 1] - x[a]).norm() / rest_[a] - 1));
       if (i < 2) {
-        f.max_root_drift = std::max(f.max_root_drift, (x[a] - pose.apply(start_[a])).norm());
+        f.max_root_drift = std::max(f.max_root_drift,
+                                    (x[a] - from_kernel(pose.apply(to_kernel(start_[a])))).norm());
       } else {
-        const der::Vec3 local = pose.apply_inverse(x[a]);
+        const kernels::Vector3<double> local = pose.apply_inverse(to_kernel(x[a]));
         for (const kernels::Collider<double>& c : sc_.setup.colliders) {
-          const kernels::Contact<double> k = kernels::contact(c, {local.x(), local.y(), local.z()});
+          const kernels::Contact<double> k = kernels::contact(c, local);
           if (k.inside)
-            f.max_penetration =
-                std::max(f.max_penetration,
-                         (local - der::Vec3(k.surface.x, k.surface.y, k.surface.z)).norm());
+            f.max_penetration = std::max(f.max_penetration, kernels::norm(local - k.surface));
         }
       }
       f.kinetic += 0.5 * mass_[a] * v[a].squaredNorm();
@@ -175,9 +167,9 @@ class FrameOutputs {
     usd_s += seconds_since(t0);
     t0 = Clock::now();
     if (sc_.output.png_every > 0 && frame % sc_.output.png_every == 0) {
-      const HeadPose pose = head_pose_at(sc_.setup.head, t);
+      const kernels::der::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
       TriangleMesh head = sc_.preview_head;
-      for (Vec3& p : head.vertices) p = pose.apply(p);
+      for (Vec3& p : head.vertices) p = from_kernel(pose.apply(to_kernel(p)));
       write_png(out_ / "png" / frame_name(frame, "png"),
                 render(as_strands(x, strands_, vertices_), head.vertices.empty() ? nullptr : &head,
                        view_));

@@ -131,18 +131,21 @@ kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Preci
 }
 
 template <class T>
+kernels::der::RigidPose<T> head_pose(const der::ClampMotion& head, double t) {
+  kernels::der::RigidPose<T> pose;
+  const der::Mat3 r = head.rotation(t);
+  for (int k = 0; k < 3; ++k) pose.row[k] = {T(r(k, 0)), T(r(k, 1)), T(r(k, 2))};
+  pose.center = to_kernel<T>(head.center.value_or(der::Vec3::Zero()));
+  pose.translation = to_kernel<T>(head.translation(t));
+  return pose;
+}
+template kernels::der::RigidPose<double> head_pose(const der::ClampMotion&, double);
+
+template <class T>
 void set_head_poses(kernels::der::DerStepParameters<T>& p, const der::ClampMotion& head, double t) {
-  auto pose_at = [&](double time) {
-    kernels::der::RigidPose<T> pose;
-    const der::Mat3 r = head.rotation(time);
-    for (int k = 0; k < 3; ++k) pose.row[k] = {T(r(k, 0)), T(r(k, 1)), T(r(k, 2))};
-    pose.center = to_kernel<T>(head.center.value_or(der::Vec3::Zero()));
-    pose.translation = to_kernel<T>(head.translation(time));
-    return pose;
-  };
   p.time = T(t);
-  p.head_previous = pose_at(t);
-  p.head = pose_at(t + double(p.dt));
+  p.head_previous = head_pose<T>(head, t);
+  p.head = head_pose<T>(head, t + double(p.dt));
 }
 
 template kernels::der::DerStepParameters<float> step_parameters(const HairSetup&, Precision);

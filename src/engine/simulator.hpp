@@ -103,6 +103,9 @@ class Simulator {
 // The kernels' step parameters of a setup, all but the head poses (set_head_poses).
 template <class T>
 kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Precision precision);
+// The head's pose at time t (the rotation about head.center, the origin when unset).
+template <class T>
+kernels::der::RigidPose<T> head_pose(const der::ClampMotion& head, double t);
 // The head's pose at t and t + dt into p (p.dt): the step from t.
 template <class T>
 void set_head_poses(kernels::der::DerStepParameters<T>& p, const der::ClampMotion& head, double t);
