@@ -234,6 +234,32 @@ TEST(HairScenes, PerStrandRadiiFromVariationOrFile) {
   }
 }
 
+TEST(HairScenes, CtrlCStopsTheCliAfterTheCurrentFrame) {
+  // A real SIGINT, 2 s into a run of 20 simulated seconds (about a minute here).
+  ScratchDir dir;
+  nlohmann::json doc = small_scene(dir);
+  doc["time"]["duration"] = 20;
+  doc["output"] = {{"usd", true}, {"frames", "ply"}};
+  const auto scene = write_scene(dir, doc);
+  const auto out = dir / "out";
+  const std::string cmd = "timeout --preserve-status -s INT 2 '" + std::string(HAIRSIM_CLI) +
+                          "' run '" + scene.string() + "' --backend cpu --out '" + out.string() +
+                          "' >'" + (dir / "stdout").string() + "' 2>'" + (dir / "stderr").string() +
+                          "'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const auto s = read_json(out / "summary.json");
+  EXPECT_EQ(s["status"], "interrupted");
+  const int frames = s["frames"].get<int>();
+  EXPECT_GT(frames, 0);
+  EXPECT_LT(frames, 600);
+  EXPECT_EQ(read_usda_animation(out / "hair.usda").frames.size(), std::size_t(frames) + 1);
+  char last[32];
+  std::snprintf(last, sizeof last, "frame_%05d.ply", frames);
+  EXPECT_EQ(read_strands(out / "frames" / last).strand_count(), 300u);
+}
+
 TEST(HairScenes, StopRequestEndsAfterTheCurrentFrameWithCompleteOutputs) {
   // What Ctrl-C does (the CLI's SIGINT handler sets this flag): the run stops after frame 1.
   ScratchDir dir;
