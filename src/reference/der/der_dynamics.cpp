@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include <Eigen/Geometry>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
 #include <numbers>
 
 #include "common/thomas.hpp"
@@ -216,7 +218,8 @@ ColliderPose collider_pose(const ClampMotion& m, double t) {
 }  // namespace
 
 bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
-                      std::vector<bool>& pinned) {
+                      std::vector<bool>& pinned, std::vector<Vec3>* normals,
+                      std::vector<double>* offsets) {
   const ColliderPose now = collider_pose(rod.collider_motion, t + dt),
                      before = collider_pose(rod.collider_motion, t);
   bool any = false;
@@ -228,9 +231,11 @@ bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x
       const Vec3 local = from_kernel(k.surface);
       x[i] = now.apply(local);
       const Vec3 surface_velocity = (x[i] - before.apply(local)) / dt;
-      rod.velocity[i] = from_kernel(
-          kernels::contact_velocity(to_kernel(rod.velocity[i]), to_kernel(surface_velocity),
-                                    to_kernel(now.r * from_kernel(k.normal)), c.friction));
+      const Vec3 normal = now.r * from_kernel(k.normal);
+      rod.velocity[i] = from_kernel(kernels::contact_velocity(
+          to_kernel(rod.velocity[i]), to_kernel(surface_velocity), to_kernel(normal), c.friction));
+      if (normals) (*normals)[i] = normal;
+      if (offsets) (*offsets)[i] = normal.dot(x[i]);
       pinned[i] = true;
       any = true;
     }
@@ -260,6 +265,59 @@ Mat3 drag_matrix(const DynamicRod& rod, const Frames& f, int i) {
   return share * (rod.drag_normal * (Mat3::Identity() - along) + rod.drag_tangent * along);
 }
 
+ProjectionReport project_on_contact_planes(std::vector<Vec3>& x, const RestShape& rest,
+                                           const std::vector<double>& mass,
+                                           const std::vector<bool>& fixed,
+                                           const std::vector<bool>& on_plane,
+                                           const std::vector<Vec3>& normals,
+                                           const std::vector<double>& offsets, double tolerance,
+                                           int max_iterations) {
+  const int n = int(x.size());
+  std::vector<int> edges, planes;  // the constraints kept
+  for (int j = 0; j < rest.edge_count(); ++j)
+    if (!(fixed[j] && fixed[rest.vertex_after(j)])) edges.push_back(j);
+  for (int i = 0; i < n; ++i)
+    if (on_plane[i] && !fixed[i]) planes.push_back(i);
+  const int m = int(edges.size() + planes.size());
+  auto w = [&](int i) { return fixed[i] ? 0.0 : 1.0 / mass[i]; };
+  ProjectionReport report;
+  for (;; ++report.iterations) {
+    // Constraint values Φ and their gradients J (m x 3n).
+    Eigen::VectorXd phi(m);
+    std::vector<Eigen::Triplet<double>> jt;
+    double worst = 0;
+    for (std::size_t r = 0; r < edges.size(); ++r) {
+      const int a = edges[r], b = rest.vertex_after(a);
+      const Vec3 e = x[b] - x[a];
+      phi[int(r)] = e.squaredNorm() - rest.edge_length[a] * rest.edge_length[a];
+      worst = std::max(worst, std::abs(e.norm() - rest.edge_length[a]));
+      for (int k = 0; k < 3; ++k) {
+        jt.emplace_back(int(r), 3 * a + k, -2 * e[k]);
+        jt.emplace_back(int(r), 3 * b + k, 2 * e[k]);
+      }
+    }
+    for (std::size_t q = 0; q < planes.size(); ++q) {
+      const int i = planes[q], r = int(edges.size() + q);
+      phi[r] = normals[i].dot(x[i]) - offsets[i];
+      worst = std::max(worst, std::abs(phi[r]));
+      for (int k = 0; k < 3; ++k) jt.emplace_back(r, 3 * i + k, normals[i][k]);
+    }
+    report.max_length_error = worst;
+    if (worst <= tolerance || report.iterations == max_iterations) break;
+    Eigen::SparseMatrix<double> jac(m, 3 * n);
+    jac.setFromTriplets(jt.begin(), jt.end());
+    Eigen::VectorXd inverse_mass(3 * n);
+    for (int i = 0; i < n; ++i) inverse_mass.segment<3>(3 * i).setConstant(w(i));
+    const Eigen::SparseMatrix<double> scaled = jac * inverse_mass.asDiagonal();
+    const Eigen::SparseMatrix<double> a = scaled * jac.transpose();
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> solver(a);
+    if (solver.info() != Eigen::Success) break;
+    const Eigen::VectorXd step = scaled.transpose() * solver.solve(phi);  // M⁻¹ Jᵀ δλ
+    for (int i = 0; i < n; ++i) x[i] -= step.segment<3>(3 * i);
+  }
+  return report;
+}
+
 ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_tolerance) {
   const int n = rod.rest.vertex_count();
   const Frames f = compute_frames(rod.state);
@@ -283,9 +341,15 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
       project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
   for (int i = 0; i < n; ++i) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
   std::vector<bool> pinned = rod.fixed;
-  if (resolve_contacts(rod, rod.time, dt, x, pinned)) {  // contacts pinned, the rest re-projected
-    report.iterations +=
-        project_inextensible(x, rod.rest, rod.mass, pinned, length_tolerance).iterations;
+  std::vector<Vec3> normals(n, Vec3::Zero());
+  std::vector<double> offsets(n, 0.0);
+  if (resolve_contacts(rod, rod.time, dt, x, pinned, &normals, &offsets)) {
+    // Contacts slide on their tangent planes while every edge goes back to its length.
+    std::vector<bool> on_plane(n);
+    for (int i = 0; i < n; ++i) on_plane[i] = pinned[i] && !rod.fixed[i];
+    report.iterations += project_on_contact_planes(x, rod.rest, rod.mass, rod.fixed, on_plane,
+                                                   normals, offsets, length_tolerance)
+                             .iterations;
     for (int i = 0; i < n; ++i)
       if (!pinned[i]) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
   }

@@ -156,10 +156,26 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
 
 // Contacts at the end of a step from t to t + dt: every free vertex of `x` inside a collider is
 // put on its surface and marked in `pinned`; its velocity (as it penetrated) becomes the contact
-// velocity (inelastic, Coulomb friction, relative to the moving surface). Returns whether any
-// vertex touched.
+// velocity (inelastic, Coulomb friction, relative to the moving surface). With `normals` and
+// `offsets`, each contact's tangent plane n . x = n . s (world) is recorded there. Returns
+// whether any vertex touched.
 bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
-                      std::vector<bool>& pinned);
+                      std::vector<bool>& pinned, std::vector<Vec3>* normals = nullptr,
+                      std::vector<double>* offsets = nullptr);
+
+// Fast projection with contact planes: the edge-length constraints of project_inextensible
+// (edges with both ends `fixed` dropped) plus, for each vertex marked in `on_plane`, the plane
+// n_i . x_i = offset_i it slides on. Newton steps on all constraints in the mass metric, each
+// solving (∇Φ M⁻¹ ∇Φᵀ) δλ = Φ with Eigen's sparse LDLᵀ (the kernels use a 2 x 2 block
+// Thomas: an independent solver). Stops when every kept edge length and every plane is within
+// `tolerance` (m).
+ProjectionReport project_on_contact_planes(std::vector<Vec3>& x, const RestShape& rest,
+                                           const std::vector<double>& mass,
+                                           const std::vector<bool>& fixed,
+                                           const std::vector<bool>& on_plane,
+                                           const std::vector<Vec3>& normals,
+                                           const std::vector<double>& offsets, double tolerance,
+                                           int max_iterations = 50);
 
 // One step of Algorithm 1 (lines 6-11): forces, symplectic Euler, projection with the
 // velocity update v = (x_projected - x_old) / h, contacts (pinned, then the rest re-projected),
