@@ -190,6 +190,21 @@ TEST(HairScenes, DivergingRunNamesStrandAndStepAndKeepsFrames) {
   EXPECT_EQ(first.strand_count(), 300u);
 }
 
+TEST(HairScenes, SymplecticContactsSlideWithoutStretching) {
+  // The symplectic step restores every edge length after contacts, the contacts sliding on
+  // their tangent planes: strain within the float projection tolerance 3e-5 of the shortest
+  // edge, plus the rounding of head-scale coordinates (3e-8 m over 1.2 cm edges: 2.5e-6).
+  ScratchDir dir;
+  nlohmann::json doc = small_scene(dir);
+  doc["time"] = {{"integrator", "symplectic"}, {"fps", 30}, {"duration", 0.3}};
+  doc["output"] = nlohmann::json::object();
+  const engine::HairScene sc = engine::parse_hair_scene(doc, dir.path());
+  const engine::HairRunResult r = engine::run_hair_scene(sc, dir / "out", {});
+  EXPECT_GT(r.summary["contacts_per_step"].get<double>(), 10);
+  EXPECT_LE(r.summary["max_stretch"].get<double>(), 3e-5 + 2.5e-6);
+  EXPECT_LE(r.summary["max_penetration_m"].get<double>(), 5e-4);
+}
+
 TEST(HairScenes, BangsFixtureOnItsHeadMesh) {
   // scenes/bangs.json, 6 frames: the real groom (mm, x up) on its head mesh as a mesh collider.
   // The groom dips into the template head: vertices are pushed out before the run, and no
