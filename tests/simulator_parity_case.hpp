@@ -43,15 +43,8 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   // over the run.
   setup.wind = kernels::make_gusts({0.5, 0, 0.2}, 0.3, 2, 0.2, 4, 11);
   setup.integrator = integrator;
-  // The explicit limit 0.1 h² sqrt(ρS / EI) of the shortest edge (docs/models/der.md); the
-  // implicit step runs at 10 times that.
-  double h = 1e9;
-  for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
-    const auto p = setup.strands.strand(s);
-    for (std::size_t i = 1; i < p.size(); ++i) h = std::min(h, (p[i] - p[i - 1]).norm());
-  }
-  const RodMaterial& m = setup.material;
-  setup.dt = 0.1 * h * h * std::sqrt(m.linear_density() / m.bending_stiffness());
+  // The symplectic stability limit (docs/models/der.md); the implicit step runs at 10 times it.
+  setup.dt = engine::explicit_step_limit(setup.strands, setup.material);
   if (integrator == engine::Integrator::implicit) setup.dt *= 10;
   return setup;
 }

@@ -187,8 +187,10 @@ der::ClampMotion parse_head_motion(JsonReader m) {
   return motion;
 }
 
+// A collider; a mesh collider's mesh also goes into `meshes` (previews draw it).
 kernels::Collider<double> parse_collider(JsonReader c, double default_friction,
-                                         const std::filesystem::path& dir, HairScene& sc) {
+                                         const std::filesystem::path& dir, HairScene& sc,
+                                         std::vector<TriangleMesh>& meshes) {
   kernels::Collider<double> out;
   auto v = [](const Vec3& p) { return kernels::Vector3<double>{p.x(), p.y(), p.z()}; };
   const std::string shape = c.string("shape", std::nullopt);
@@ -212,8 +214,9 @@ kernels::Collider<double> parse_collider(JsonReader c, double default_friction,
     const std::filesystem::path file = resolve(dir, c.string("file", std::nullopt));
     const LengthUnit units = parse_length_unit(c.string("units", "m"), c.path_of("units"));
     const int resolution = c.integer("resolution", 64, 8, 512);
+    meshes.push_back(read_mesh(file, {units}));
     auto grid = std::make_shared<SignedDistanceGrid>(
-        make_sdf_grid(read_mesh(file, {units}), resolution, file.string()));
+        make_sdf_grid(meshes.back(), resolution, file.string()));
     out.sdf = grid->view();
     sc.setup.meshes.push_back(grid);
   } else {
@@ -260,13 +263,8 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
   sc.setup.head.center = head.vec3("center", Vec3::Zero());
   const double friction = head.number("friction", 0.3, ">= 0", scene::non_negative);
   std::vector<TriangleMesh> collider_meshes;
-  for (JsonReader c : head.objects("colliders")) {
-    sc.setup.colliders.push_back(parse_collider(c, friction, dir, sc));
-    if (sc.setup.colliders.back().shape == kernels::ColliderShape::mesh) {
-      const std::filesystem::path file = resolve(dir, c.string("file", std::nullopt));
-      collider_meshes.push_back(read_mesh(file, {parse_length_unit(c.string("units", "m"))}));
-    }
-  }
+  for (JsonReader c : head.objects("colliders"))
+    sc.setup.colliders.push_back(parse_collider(c, friction, dir, sc, collider_meshes));
   if (sc.setup.colliders.size() > std::size_t(kernels::der::kMaxColliders))
     head.fail("colliders", "at most " + std::to_string(kernels::der::kMaxColliders) +
                                " colliders (got " + std::to_string(sc.setup.colliders.size()) +
@@ -281,16 +279,11 @@ void parse_time(JsonReader t, HairScene& sc) {
     t.fail("integrator", "must be 'symplectic' or 'implicit' (got '" + integrator + "')");
   sc.setup.integrator = integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;
   sc.fps = t.number("fps", 30.0, "> 0", scene::positive);
-  // Default step: 1 ms implicit; symplectic, the explicit limit 0.1 h² √(ρS/EI).
-  double h = std::numeric_limits<double>::infinity();
-  for (std::size_t s = 0; s < sc.setup.strands.strand_count(); ++s) {
-    const auto p = sc.setup.strands.strand(s);
-    for (std::size_t i = 1; i < p.size(); ++i) h = std::min(h, (p[i] - p[i - 1]).norm());
-  }
-  const RodMaterial& m = sc.setup.material;
-  const double explicit_limit = 0.1 * h * h * std::sqrt(m.linear_density() / m.bending_stiffness());
-  const double dt =
-      t.number("dt", integrator == "implicit" ? 1e-3 : explicit_limit, "> 0", scene::positive);
+  // Default step: 1 ms implicit; symplectic, its stability limit.
+  const double dt = t.number(
+      "dt",
+      integrator == "implicit" ? 1e-3 : explicit_step_limit(sc.setup.strands, sc.setup.material),
+      "> 0", scene::positive);
   if (t.has("frames") && t.has("duration")) t.fail("duration", "give time.frames or time.duration");
   sc.frames =
       t.has("frames")

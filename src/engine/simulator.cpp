@@ -53,8 +53,6 @@ std::string cpu_description(int threads) {
   return model + ", " + std::to_string(threads) + " thread(s)";
 }
 
-namespace {
-
 double shortest_rest_edge(const StrandSet& strands) {
   double h = std::numeric_limits<double>::infinity();
   for (std::size_t s = 0; s < strands.strand_count(); ++s) {
@@ -63,6 +61,13 @@ double shortest_rest_edge(const StrandSet& strands) {
   }
   return h;
 }
+
+double explicit_step_limit(const StrandSet& strands, const RodMaterial& m) {
+  const double h = shortest_rest_edge(strands);
+  return 0.1 * h * h * std::sqrt(m.linear_density() / m.bending_stiffness());
+}
+
+namespace {
 
 template <class T>
 kernels::Vector3<T> to_kernel(const der::Vec3& v) {

@@ -114,6 +114,11 @@ void check_solves(const StepCounts& counts, long step);
 
 std::string cpu_description(int threads);
 
+// The shortest edge of any strand (m), and the symplectic step's stability limit there,
+// 0.1 h² √(ρS/EI) (docs/models/der.md): the default symplectic step.
+double shortest_rest_edge(const StrandSet& strands);
+double explicit_step_limit(const StrandSet& strands, const RodMaterial& material);
+
 // Moves every vertex from the third on that lies inside a collider (head frame, t = 0) to the
 // collider's surface, so that the groom's rest shape is free of the head: scanned hair often
 // dips into a template head mesh. Returns how many vertices moved (a vertex deeper than a mesh
