@@ -3,6 +3,9 @@
 // interpolated smoothly (C1: piecewise cubic Hermite with Catmull-Rom tangents, zero velocity at
 // the first and last key, held outside them).
 #include <Eigen/Core>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +35,33 @@ class KeyframePath {
   template <class Get>
   Eigen::Vector3d interpolate(double t, Get value) const;
   std::vector<Keyframe> keys_;
+};
+
+// Prescribed motion of a rod's clamped end (DER, Cosserat) relative to its pose at t = 0: constant
+// rates plus one sinusoid, evaluated at τ = min(t, duration) (after `duration` the clamp holds its
+// pose); or, when `keyframes` is set, that path's translation and rotation instead (twist stays
+// parametric).
+//   translation(t) = velocity τ + translation_amplitude sin(2π f τ)
+//   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about `center`
+//                    (default: the clamp's pivot)
+//   twist(t)       = twist_rate τ + twist_amplitude sin(2π f τ), about the clamped edge
+struct ClampMotion {
+  Eigen::Vector3d velocity = Eigen::Vector3d::Zero();               // m/s
+  Eigen::Vector3d angular_velocity = Eigen::Vector3d::Zero();       // rad/s (axis times rate)
+  double twist_rate = 0;                                            // rad/s
+  Eigen::Vector3d translation_amplitude = Eigen::Vector3d::Zero();  // m
+  Eigen::Vector3d rotation_amplitude = Eigen::Vector3d::Zero();     // rad (axis times angle)
+  double twist_amplitude = 0;                                       // rad
+  double frequency = 0;                                             // Hz
+  double duration = std::numeric_limits<double>::infinity();        // s
+  // Centre of the rotation (m, world); default the clamp's pivot. A head turning about its
+  // centre moves every root clamp with the same motion and this centre.
+  std::optional<Eigen::Vector3d> center;
+  std::shared_ptr<const KeyframePath> keyframes;
+
+  Eigen::Vector3d translation(double t) const;
+  Eigen::Matrix3d rotation(double t) const;
+  double twist(double t) const;
 };
 
 }  // namespace hairsim

@@ -2,6 +2,7 @@
 
 #include <Eigen/Geometry>
 #include <cmath>
+#include <numbers>
 #include <string>
 
 #include "hairsim/error.hpp"
@@ -54,6 +55,27 @@ Eigen::Matrix3d KeyframePath::rotation(double t) const {
   const double angle = r.norm();
   return angle > 0 ? Eigen::Matrix3d(Eigen::AngleAxisd(angle, r / angle))
                    : Eigen::Matrix3d::Identity();
+}
+
+Eigen::Vector3d ClampMotion::translation(double t) const {
+  t = std::min(t, duration);
+  if (keyframes) return keyframes->translation(t);
+  return velocity * t + translation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
+}
+
+Eigen::Matrix3d ClampMotion::rotation(double t) const {
+  t = std::min(t, duration);
+  if (keyframes) return keyframes->rotation(t);
+  const Eigen::Vector3d r =
+      angular_velocity * t + rotation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
+  const double angle = r.norm();
+  return angle > 0 ? Eigen::Matrix3d(Eigen::AngleAxisd(angle, r / angle))
+                   : Eigen::Matrix3d::Identity();
+}
+
+double ClampMotion::twist(double t) const {
+  t = std::min(t, duration);
+  return twist_rate * t + twist_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
 }
 
 }  // namespace hairsim

@@ -107,26 +107,6 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
   return report;
 }
 
-Vec3 ClampMotion::translation(double t) const {
-  t = std::min(t, duration);
-  if (keyframes) return keyframes->translation(t);
-  return velocity * t + translation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
-}
-
-Mat3 ClampMotion::rotation(double t) const {
-  t = std::min(t, duration);
-  if (keyframes) return keyframes->rotation(t);
-  const Vec3 r =
-      angular_velocity * t + rotation_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
-  const double angle = r.norm();
-  return angle > 0 ? Mat3(Eigen::AngleAxisd(angle, r / angle)) : Mat3::Identity();
-}
-
-double ClampMotion::twist(double t) const {
-  t = std::min(t, duration);
-  return twist_rate * t + twist_amplitude * std::sin(2 * std::numbers::pi * frequency * t);
-}
-
 void clamp_end(DynamicRod& rod, bool tip, const ClampMotion& motion) {
   const int edge = tip ? rod.rest.edge_count() - 1 : 0;
   const int a = edge, b = rod.rest.vertex_after(edge);

@@ -14,31 +14,7 @@
 
 namespace hairsim::der {
 
-// Prescribed motion of a clamp relative to its pose at t = 0: constant rates plus one sinusoid,
-// evaluated at τ = min(t, duration) (after `duration` the clamp holds its pose); or, when
-// `keyframes` is set, that path's translation and rotation instead (twist stays parametric).
-//   translation(t) = velocity τ + translation_amplitude sin(2π f τ)
-//   rotation(t)    = exp([angular_velocity τ + rotation_amplitude sin(2π f τ)]), about `center`
-//                    (default: the clamp's pivot)
-//   twist(t)       = twist_rate τ + twist_amplitude sin(2π f τ), about the clamped edge
-struct ClampMotion {
-  Vec3 velocity = Vec3::Zero();                               // m/s
-  Vec3 angular_velocity = Vec3::Zero();                       // rad/s (axis times rate)
-  double twist_rate = 0;                                      // rad/s
-  Vec3 translation_amplitude = Vec3::Zero();                  // m
-  Vec3 rotation_amplitude = Vec3::Zero();                     // rad (axis times angle)
-  double twist_amplitude = 0;                                 // rad
-  double frequency = 0;                                       // Hz
-  double duration = std::numeric_limits<double>::infinity();  // s
-  // Centre of the rotation (m, world); default the clamp's pivot. A head turning about its
-  // centre moves every root clamp with the same motion and this centre.
-  std::optional<Vec3> center;
-  std::shared_ptr<const KeyframePath> keyframes;
-
-  Vec3 translation(double t) const;
-  Mat3 rotation(double t) const;
-  double twist(double t) const;
-};
+using hairsim::ClampMotion;  // include/hairsim/motion.hpp
 
 // A clamped end: its edge's two vertices and material frame follow the motion rigidly.
 struct Clamp {

@@ -9,134 +9,14 @@
 #include "hairsim/material.hpp"
 #include "reference/der/der_implicit.hpp"
 #include "scene/json_reader.hpp"
+#include "scene/rod_scene.hpp"
 
 namespace hairsim::der {
 namespace {
 
 using scene::JsonReader;
-
-struct Stiffness {
-  double bending, twist, linear_density, stretching;  // N m², N m², kg/m, N (0: not given)
-};
-
-// Either the material of a round rod (E, G, ρ, r: EI with I = πr⁴/4, GJ with J = πr⁴/2, ρπr²)
-// or the three stiffnesses directly (for nondimensional validation scenes).
-Stiffness parse_material(JsonReader m) {
-  Stiffness s{};
-  if (m.has("bending_stiffness")) {
-    s.bending = m.number("bending_stiffness", std::nullopt, "> 0", scene::positive);
-    s.twist = m.number("twist_stiffness", s.bending, "> 0", scene::positive);
-    s.linear_density = m.number("linear_density", std::nullopt, "> 0", scene::positive);
-    s.stretching = m.number("stretching_stiffness", 0.0, ">= 0", scene::non_negative);
-  } else {
-    RodMaterial mat;
-    mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
-    mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
-    mat.shear_modulus =
-        m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
-    mat.density = m.number("density", mat.density, "> 0", scene::positive);
-    s = {mat.bending_stiffness(), mat.twist_stiffness(), mat.linear_density(),
-         mat.stretching_stiffness()};
-  }
-  m.finish();
-  return s;
-}
-
-ClampMotion parse_motion(JsonReader m) {
-  ClampMotion motion;
-  motion.velocity = m.vec3("velocity", Vec3::Zero());
-  motion.angular_velocity = m.vec3("angular_velocity", Vec3::Zero());
-  motion.twist_rate = m.number("twist_rate", 0.0);
-  motion.translation_amplitude = m.vec3("translation_amplitude", Vec3::Zero());
-  motion.rotation_amplitude = m.vec3("rotation_amplitude", Vec3::Zero());
-  motion.twist_amplitude = m.number("twist_amplitude", 0.0);
-  motion.frequency = m.number("frequency", 0.0, ">= 0", scene::non_negative);
-  motion.duration =
-      m.number("duration", std::numeric_limits<double>::infinity(), "> 0", scene::positive);
-  m.finish();
-  return motion;
-}
-
-// A helix around `direction` starting at the origin: radius, pitch (rise per turn), turns;
-// `edges` edges equally spaced in angle.
-std::vector<Vec3> helix_rod(const Vec3& origin, const Vec3& direction, double radius, double pitch,
-                            double turns, int edges) {
-  const Vec3 axis = direction.normalized();
-  const Vec3 side = any_orthogonal(axis), other = axis.cross(side);
-  std::vector<Vec3> x;
-  for (int i = 0; i <= edges; ++i) {
-    const double a = 2 * std::numbers::pi * turns * i / edges;
-    x.push_back(origin + radius * (std::cos(a) - 1) * side + radius * std::sin(a) * other +
-                pitch * turns * i / edges * axis);
-  }
-  return x;
-}
-
-// A circle of `edges` vertices (one edge per vertex) around `direction` through `origin`.
-std::vector<Vec3> ring_rod(const Vec3& origin, const Vec3& direction, double radius, int edges) {
-  const Vec3 axis = direction.normalized();
-  const Vec3 side = any_orthogonal(axis), other = axis.cross(side);
-  std::vector<Vec3> x;
-  for (int i = 0; i < edges; ++i) {
-    const double a = 2 * std::numbers::pi * i / edges;
-    x.push_back(origin + radius * (std::cos(a) * side + std::sin(a) * other));
-  }
-  return x;
-}
-
-// Rod vertices: a straight rod of `length` from the clamp point along `direction`. A clamped end
-// counts from the midpoint of its edge (issue 3's convention): with a clamped root the rod starts
-// half an edge behind the origin; with both ends clamped, `length` is the distance between the
-// two clamped edges' midpoints.
-std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double length, int edges,
-                               bool clamped_root, bool clamped_tip) {
-  const double h = length / (edges - (clamped_root ? 0.5 : 0.0) - (clamped_tip ? 0.5 : 0.0));
-  const Vec3 start = origin - (clamped_root ? 0.5 * h : 0.0) * direction;
-  std::vector<Vec3> x;
-  for (int i = 0; i <= edges; ++i) x.push_back(start + i * h * direction);
-  return x;
-}
-
-// Rest (and initial) vertices of the rod and its length, from rod.shape.
-struct RodShape {
-  std::vector<Vec3> x;
-  double length = 0;
-  std::optional<std::pair<Vec3, Vec3>> helix_axis;  // a point on it and its direction (helix)
-};
-
-RodShape parse_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
-                     const Vec3& direction, int edges, bool clamped_root, bool clamped_tip) {
-  RodShape out;
-  if (shape == "straight") {
-    out.length = rod.number("length", std::nullopt, "> 0", scene::positive);
-    out.x = straight_rod(origin, direction, out.length, edges, clamped_root, clamped_tip);
-    return out;
-  }
-  if (shape == "helix") {  // a groomed curl: its own rest shape, at rest under no load
-    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
-    const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
-    const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
-    out.x = helix_rod(origin, direction, radius, pitch, turns, edges);
-    out.helix_axis = {origin - radius * any_orthogonal(direction), direction};  // as helix_rod
-  } else if (shape == "polyline") {
-    // Any polyline, root first, resampled to `edges` edges by arc length; its own rest shape.
-    StrandSet polyline;
-    polyline.add_strand(rod.points("points", 2));
-    polyline.validate(rod.path_of("points"));
-    const StrandSet resampled = resample(polyline, edges + 1);
-    out.x.assign(resampled.points.begin(), resampled.points.end());
-  } else if (shape == "ring") {  // a naturally straight rod closed into a circle (Michell)
-    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
-    out.x = ring_rod(origin, direction, radius, edges);
-    for (std::size_t i = 0; i < out.x.size(); ++i)
-      out.length += (out.x[(i + 1) % out.x.size()] - out.x[i]).norm();
-    return out;
-  } else {
-    rod.fail("shape", "must be 'straight', 'helix', 'polyline' or 'ring'");
-  }
-  for (std::size_t i = 1; i < out.x.size(); ++i) out.length += (out.x[i] - out.x[i - 1]).norm();
-  return out;
-}
+using scene::RodShape;
+using scene::Stiffness;
 
 // loads.tip_force (on the last vertex) and loads.tip_moment (on the last edge).
 void parse_loads(JsonReader loads, DynamicRod& r) {
@@ -265,12 +145,13 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   for (const auto& [key, value] : {std::pair{"root", root}, std::pair{"tip", tip}})
     if (value != "clamped" && value != "free") rod.fail(key, "must be 'clamped' or 'free'");
   const bool root_clamped = root == "clamped", tip_clamped = tip == "clamped";
-  const RodShape rod_shape = parse_shape(rod, shape, sc.clamp_point, direction.normalized(), edges,
-                                         root_clamped, tip_clamped);
+  const RodShape rod_shape = scene::parse_rod_shape(
+      rod, shape, sc.clamp_point, direction.normalized(), edges, root_clamped, tip_clamped);
   const std::vector<Vec3>& x = rod_shape.x;
   sc.length = rod_shape.length;
   JsonReader root_motion = rod.object("root_motion"), tip_motion = rod.object("tip_motion");
-  const ClampMotion root_m = parse_motion(root_motion), tip_m = parse_motion(tip_motion);
+  const ClampMotion root_m = scene::parse_clamp_motion(root_motion),
+                    tip_m = scene::parse_clamp_motion(tip_motion);
   if (rod.has("root_motion") && !root_clamped) rod.fail("root_motion", "needs rod.root = clamped");
   if (rod.has("tip_motion") && !tip_clamped) rod.fail("tip_motion", "needs rod.tip = clamped");
   const double tip_twist = rod.number("tip_twist", 0.0);
@@ -279,7 +160,7 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   if (rod.has("closing_twist") && !ring) rod.fail("closing_twist", "needs rod.shape = ring");
   rod.finish();
 
-  const Stiffness k = parse_material(top.object("material"));
+  const Stiffness k = scene::parse_rod_material(top.object("material"));
   sc.rod = rod_at_rest(x, k.bending, k.twist, k.linear_density, ring);
   DynamicRod& r = sc.rod;
   const int edge_count = r.rest.edge_count();

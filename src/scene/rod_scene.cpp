@@ -1,0 +1,132 @@
+#include "scene/rod_scene.hpp"
+
+#include <Eigen/Geometry>  // cross, unitOrthogonal
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "hairsim/material.hpp"
+#include "hairsim/strands.hpp"
+
+namespace hairsim::scene {
+Stiffness parse_rod_material(JsonReader m) {
+  Stiffness s{};
+  if (m.has("bending_stiffness")) {
+    s.bending = m.number("bending_stiffness", std::nullopt, "> 0", scene::positive);
+    s.twist = m.number("twist_stiffness", s.bending, "> 0", scene::positive);
+    s.linear_density = m.number("linear_density", std::nullopt, "> 0", scene::positive);
+    s.stretching = m.number("stretching_stiffness", 0.0, ">= 0", scene::non_negative);
+    s.radius = m.number("radius", 0.0, ">= 0", scene::non_negative);
+  } else {
+    RodMaterial mat;
+    mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
+    mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
+    mat.shear_modulus =
+        m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
+    mat.density = m.number("density", mat.density, "> 0", scene::positive);
+    s = {mat.bending_stiffness(), mat.twist_stiffness(), mat.linear_density(),
+         mat.stretching_stiffness(), mat.radius};
+  }
+  m.finish();
+  return s;
+}
+
+ClampMotion parse_clamp_motion(JsonReader m) {
+  ClampMotion motion;
+  motion.velocity = m.vec3("velocity", Vec3::Zero());
+  motion.angular_velocity = m.vec3("angular_velocity", Vec3::Zero());
+  motion.twist_rate = m.number("twist_rate", 0.0);
+  motion.translation_amplitude = m.vec3("translation_amplitude", Vec3::Zero());
+  motion.rotation_amplitude = m.vec3("rotation_amplitude", Vec3::Zero());
+  motion.twist_amplitude = m.number("twist_amplitude", 0.0);
+  motion.frequency = m.number("frequency", 0.0, ">= 0", scene::non_negative);
+  motion.duration =
+      m.number("duration", std::numeric_limits<double>::infinity(), "> 0", scene::positive);
+  m.finish();
+  return motion;
+}
+
+namespace {
+
+// The DER reference's default Bishop vector (der::any_orthogonal): helix_axis depends on it.
+Vec3 any_orthogonal(const Vec3& t) {
+  return t.unitOrthogonal();
+}
+
+// A helix around `direction` starting at the origin: radius, pitch (rise per turn), turns;
+// `edges` edges equally spaced in angle.
+std::vector<Vec3> helix_rod(const Vec3& origin, const Vec3& direction, double radius, double pitch,
+                            double turns, int edges) {
+  const Vec3 axis = direction.normalized();
+  const Vec3 side = any_orthogonal(axis), other = axis.cross(side);
+  std::vector<Vec3> x;
+  for (int i = 0; i <= edges; ++i) {
+    const double a = 2 * std::numbers::pi * turns * i / edges;
+    x.push_back(origin + radius * (std::cos(a) - 1) * side + radius * std::sin(a) * other +
+                pitch * turns * i / edges * axis);
+  }
+  return x;
+}
+
+// A circle of `edges` vertices (one edge per vertex) around `direction` through `origin`.
+std::vector<Vec3> ring_rod(const Vec3& origin, const Vec3& direction, double radius, int edges) {
+  const Vec3 axis = direction.normalized();
+  const Vec3 side = any_orthogonal(axis), other = axis.cross(side);
+  std::vector<Vec3> x;
+  for (int i = 0; i < edges; ++i) {
+    const double a = 2 * std::numbers::pi * i / edges;
+    x.push_back(origin + radius * (std::cos(a) * side + std::sin(a) * other));
+  }
+  return x;
+}
+
+// Rod vertices: a straight rod of `length` from the clamp point along `direction`. A clamped end
+// counts from the midpoint of its edge (issue 3's convention): with a clamped root the rod starts
+// half an edge behind the origin; with both ends clamped, `length` is the distance between the
+// two clamped edges' midpoints.
+std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double length, int edges,
+                               bool clamped_root, bool clamped_tip) {
+  const double h = length / (edges - (clamped_root ? 0.5 : 0.0) - (clamped_tip ? 0.5 : 0.0));
+  const Vec3 start = origin - (clamped_root ? 0.5 * h : 0.0) * direction;
+  std::vector<Vec3> x;
+  for (int i = 0; i <= edges; ++i) x.push_back(start + i * h * direction);
+  return x;
+}
+
+}  // namespace
+
+RodShape parse_rod_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
+                         const Vec3& direction, int edges, bool clamped_root, bool clamped_tip) {
+  RodShape out;
+  if (shape == "straight") {
+    out.length = rod.number("length", std::nullopt, "> 0", scene::positive);
+    out.x = straight_rod(origin, direction, out.length, edges, clamped_root, clamped_tip);
+    return out;
+  }
+  if (shape == "helix") {  // a groomed curl: its own rest shape, at rest under no load
+    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
+    const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
+    const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
+    out.x = helix_rod(origin, direction, radius, pitch, turns, edges);
+    out.helix_axis = {origin - radius * any_orthogonal(direction), direction};  // as helix_rod
+  } else if (shape == "polyline") {
+    // Any polyline, root first, resampled to `edges` edges by arc length; its own rest shape.
+    StrandSet polyline;
+    polyline.add_strand(rod.points("points", 2));
+    polyline.validate(rod.path_of("points"));
+    const StrandSet resampled = resample(polyline, edges + 1);
+    out.x.assign(resampled.points.begin(), resampled.points.end());
+  } else if (shape == "ring") {  // a naturally straight rod closed into a circle (Michell)
+    const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
+    out.x = ring_rod(origin, direction, radius, edges);
+    for (std::size_t i = 0; i < out.x.size(); ++i)
+      out.length += (out.x[(i + 1) % out.x.size()] - out.x[i]).norm();
+    return out;
+  } else {
+    rod.fail("shape", "must be 'straight', 'helix', 'polyline' or 'ring'");
+  }
+  for (std::size_t i = 1; i < out.x.size(); ++i) out.length += (out.x[i] - out.x[i - 1]).norm();
+  return out;
+}
+
+}  // namespace hairsim::scene

@@ -1,0 +1,40 @@
+#pragma once
+// Single-rod scene fields shared by the rod models (docs/scenes.md, "Single-rod scenes"): the
+// rod's shape (rod.*), its material (material.*) and clamp motions (rod.root_motion, ...).
+#include <Eigen/Core>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hairsim/motion.hpp"
+#include "scene/json_reader.hpp"
+
+namespace hairsim::scene {
+
+using Vec3 = Eigen::Vector3d;
+
+// Stiffnesses of a round rod, or given directly (nondimensional validation scenes).
+struct Stiffness {
+  double bending, twist, linear_density, stretching;  // N m², N m², kg/m, N (0: not given)
+  double radius = 0;  // m; optional with direct stiffnesses (rotational inertia, contact)
+};
+
+// Either the material of a round rod (E, G, ρ, r: EI with I = πr⁴/4, GJ with J = πr⁴/2, ρπr²)
+// or the three stiffnesses directly (with an optional `radius`, 0 when absent).
+Stiffness parse_rod_material(JsonReader m);
+
+ClampMotion parse_clamp_motion(JsonReader m);
+
+// Rest (and initial) vertices of the rod and its length, from rod.shape.
+struct RodShape {
+  std::vector<Vec3> x;
+  double length = 0;
+  std::optional<std::pair<Vec3, Vec3>> helix_axis;  // a point on it and its direction (helix)
+};
+
+// rod.shape: straight, helix, polyline or ring, with its own fields read from `rod`.
+RodShape parse_rod_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
+                         const Vec3& direction, int edges, bool clamped_root, bool clamped_tip);
+
+}  // namespace hairsim::scene
