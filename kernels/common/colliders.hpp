@@ -12,14 +12,25 @@
 
 namespace hairsim::kernels {
 
-enum class ColliderShape : int { sphere = 0, capsule = 1, ellipsoid = 2, mesh = 3 };
+enum class ColliderShape : int {
+  sphere = 0,
+  capsule = 1,
+  ellipsoid = 2,
+  mesh = 3,
+  plane = 4,     // the half-space below a plane (obstacles of single-rod scenes)
+  cylinder = 5,  // an infinite round cylinder
+};
 
 template <class T>
 struct Collider {
   ColliderShape shape = ColliderShape::sphere;
-  Vector3<T> a;      // sphere/ellipsoid: centre; capsule: first end of the axis (m, head frame)
-  Vector3<T> b;      // capsule: second end of the axis (m, head frame)
-  Vector3<T> radii;  // sphere/capsule: radius in x; ellipsoid: semi-axes along x, y, z (m)
+  // sphere/ellipsoid: centre; capsule: first end of the axis; plane: a point on it; cylinder: a
+  // point on the axis (m, head frame)
+  Vector3<T> a;
+  // capsule: second end of the axis; plane: unit normal (pointing to the free side); cylinder:
+  // unit axis direction
+  Vector3<T> b;
+  Vector3<T> radii;  // sphere/capsule/cylinder: radius in x; ellipsoid: semi-axes (m)
   T friction = 0;    // Coulomb coefficient μ
   SdfGrid<T> sdf;    // mesh: the signed distances (head frame)
 };
@@ -37,6 +48,51 @@ struct Contact {
 template <class T>
 HS_HD constexpr T contact_skin() {
   return sizeof(T) == sizeof(float) ? T(1e-5) : T(1e-12);
+}
+
+// The point of a round shape's axis closest to p: the centre of a sphere, the clamped
+// projection on a capsule's segment, the projection on a cylinder's line.
+template <class T>
+HS_HD Vector3<T> closest_axis_point(const Collider<T>& c, const Vector3<T>& p) {
+  if (c.shape == ColliderShape::capsule) {
+    const Vector3<T> axis = c.b - c.a;
+    T s = dot(p - c.a, axis) / dot(axis, axis);
+    s = s < T(0) ? T(0) : (s > T(1) ? T(1) : s);
+    return c.a + s * axis;
+  }
+  if (c.shape == ColliderShape::cylinder) return c.a + dot(p - c.a, c.b) * c.b;
+  return c.a;
+}
+
+template <class T>
+struct SignedDistance {
+  T distance;         // to the surface, negative inside (m)
+  Vector3<T> normal;  // outward unit normal of the surface at the closest point
+};
+
+// Signed distance and outward normal at any point p (inside or out): exact for the plane,
+// sphere, capsule and cylinder; the sampled field for a mesh; for an ellipsoid the first-order
+// estimate (F - 1) / |∇F|, F = Σ (x_k/a_k)², exact on the surface. Used by solvers that
+// linearise non-penetration constraints (the Cosserat active set, App. B of Zhao et al. 2022).
+template <class T>
+HS_HD SignedDistance<T> signed_distance(const Collider<T>& c, const Vector3<T>& p) {
+  const Vector3<T> up{T(0), T(1), T(0)};
+  if (c.shape == ColliderShape::plane) return {dot(p - c.a, c.b), c.b};
+  if (c.shape == ColliderShape::mesh) {
+    const Vector3<T> g = c.sdf.gradient(p);
+    const T length = norm(g);
+    return {c.sdf.distance(p), length > T(0) ? g / length : up};
+  }
+  if (c.shape == ColliderShape::ellipsoid) {
+    const Vector3<T> d = p - c.a;
+    const Vector3<T> g{T(2) * d.x / (c.radii.x * c.radii.x), T(2) * d.y / (c.radii.y * c.radii.y),
+                       T(2) * d.z / (c.radii.z * c.radii.z)};
+    const T f = T(0.5) * dot(g, d), length = norm(g);  // F = ½ ∇F · d for a quadric
+    return {length > T(0) ? (f - T(1)) / length : -c.radii.x, length > T(0) ? g / length : up};
+  }
+  const Vector3<T> d = p - closest_axis_point(c, p);
+  const T r = norm(d);
+  return {r - c.radii.x, r > T(0) ? d / r : up};
 }
 
 // Contact of point p (head frame) with collider c. Sphere and capsule: the closest surface
@@ -72,13 +128,15 @@ HS_HD Contact<T> contact(const Collider<T>& c, const Vector3<T>& p) {
     k.normal = g / norm(g);
     return k;
   }
-  Vector3<T> center = c.a;  // sphere; capsule: the closest point of the axis
-  if (c.shape == ColliderShape::capsule) {
-    const Vector3<T> axis = c.b - c.a;
-    T s = dot(p - c.a, axis) / dot(axis, axis);
-    s = s < T(0) ? T(0) : (s > T(1) ? T(1) : s);
-    center = c.a + s * axis;
+  if (c.shape == ColliderShape::plane) {
+    const T d = dot(p - c.a, c.b);
+    if (!(d < T(0))) return k;
+    k.inside = true;
+    k.normal = c.b;
+    k.surface = p + (contact_skin<T>() * (T(1) + norm(p)) - d) * c.b;
+    return k;
   }
+  const Vector3<T> center = closest_axis_point(c, p);
   const Vector3<T> d = p - center;
   const T distance = norm(d);
   if (!(distance < c.radii.x)) return k;

@@ -68,6 +68,68 @@ TEST(Colliders, EllipsoidProjectsRadiallyInItsScaledFrame) {
   EXPECT_FALSE(contact(c, V{0.08, 1, 0}).inside);
 }
 
+TEST(Colliders, PlaneAndCylinderPushOutAlongTheirNormals) {
+  Collider<double> plane;
+  plane.shape = ColliderShape::plane;
+  plane.a = {0, -1, 0};
+  plane.b = {0, 1, 0};
+  const Contact<double> k = contact(plane, V{0.3, -1.2, 0.4});
+  ASSERT_TRUE(k.inside);
+  EXPECT_LT(distance(k.normal, plane.b), 1e-15);
+  EXPECT_NEAR(k.surface.y, -1, 1e-11);  // on the plane plus the skin (1e-12 (1 + |p|))
+  EXPECT_GT(k.surface.y, -1);
+  EXPECT_FALSE(contact(plane, V{5, -0.9, 0}).inside);
+
+  Collider<double> cyl;
+  cyl.shape = ColliderShape::cylinder;
+  cyl.a = {0, 0, 1};
+  cyl.b = {1, 0, 0};  // the axis: the line z = 1, y = 0
+  cyl.radii = {0.2, 0, 0};
+  const Contact<double> c = contact(cyl, V{7, 0.1, 1});  // far along the axis: still inside
+  ASSERT_TRUE(c.inside);
+  EXPECT_LT(distance(c.surface, V{7, 0.2 * (1 + kSkin), 1}), 1e-15);
+  EXPECT_FALSE(contact(cyl, V{-3, 0, 1.25}).inside);
+}
+
+TEST(Colliders, SignedDistancesInsideAndOutside) {
+  // Closed forms: |p - axis point| - r, the plane's d = n . (p - a), the ellipsoid's estimate
+  // (F - 1) / |∇F| (exact to first order: on the x semi-axis at 1.1 a, F = 1.21, |∇F| = 2.2/a).
+  Collider<double> sphere;
+  sphere.a = {1, 0, 0};
+  sphere.radii = {0.5, 0, 0};
+  const SignedDistance<double> s = signed_distance(sphere, V{1, 0.2, 0});
+  EXPECT_NEAR(s.distance, -0.3, 1e-15);
+  EXPECT_LT(distance(s.normal, V{0, 1, 0}), 1e-15);
+  EXPECT_NEAR(signed_distance(sphere, V{1, 0, 2}).distance, 1.5, 1e-15);
+
+  Collider<double> capsule;
+  capsule.shape = ColliderShape::capsule;
+  capsule.b = {0, 0, 1};
+  capsule.radii = {0.1, 0, 0};
+  EXPECT_NEAR(signed_distance(capsule, V{0, 0, 1.5}).distance, 0.4, 1e-15);  // past the end
+  EXPECT_NEAR(signed_distance(capsule, V{0.05, 0, 0.5}).distance, -0.05, 1e-15);
+
+  Collider<double> cyl;
+  cyl.shape = ColliderShape::cylinder;
+  cyl.b = {0, 0, 1};
+  cyl.radii = {0.1, 0, 0};
+  const SignedDistance<double> c = signed_distance(cyl, V{0, 0.4, 9});
+  EXPECT_NEAR(c.distance, 0.3, 1e-15);
+  EXPECT_LT(distance(c.normal, V{0, 1, 0}), 1e-15);
+
+  Collider<double> plane;
+  plane.shape = ColliderShape::plane;
+  plane.a = {0, 0, 2};
+  plane.b = {0, 0, 1};
+  EXPECT_NEAR(signed_distance(plane, V{4, 5, 1.5}).distance, -0.5, 1e-15);
+
+  Collider<double> ellipsoid;
+  ellipsoid.shape = ColliderShape::ellipsoid;
+  ellipsoid.radii = {0.2, 0.1, 0.1};
+  EXPECT_NEAR(signed_distance(ellipsoid, V{0.22, 0, 0}).distance, 0.21 / (2.2 / 0.2), 1e-15);
+  EXPECT_NEAR(signed_distance(ellipsoid, V{0, 0.1, 0}).distance, 0, 1e-15);
+}
+
 TEST(Colliders, CoulombFrictionOnTheRelativeVelocity) {
   const V n{0, 1, 0}, w{0.5, 0, 0};  // the surface moves at 0.5 m/s along x
   // Relative velocity (2, -1, 0): the approach 1 is removed, the tangential 2 loses μ·1.
