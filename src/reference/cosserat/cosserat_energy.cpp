@@ -1,0 +1,119 @@
+// The implicit-Euler objective E(x) of eq. (8a) (App. A): bending and twisting (29), the
+// kinetic terms (30)-(31) and gravity; its gradient and the Hessian H of eq. (15).
+#include <Eigen/Geometry>
+
+#include "reference/cosserat/cosserat_rod.hpp"
+
+namespace hairsim::cosserat {
+namespace {
+
+Mat3 cross_matrix(const Vec3& v) {
+  Mat3 m;
+  m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
+  return m;
+}
+
+// f(a, b) = vec(conj(a) ⊗ b) = a_w b_v - b_w a_v - a_v × b_v is bilinear; its derivatives:
+//   ∂f/∂a = [b_v | -b_w I + [b_v]×],   ∂f/∂b = [-a_v | a_w I - [a_v]×].
+Mat34 d_vec_d_first(const Vec4& b) {
+  Mat34 j;
+  j.col(0) = b.tail<3>();
+  j.rightCols<3>() = -b(0) * Mat3::Identity() + cross_matrix(b.tail<3>());
+  return j;
+}
+Mat34 d_vec_d_second(const Vec4& a) {
+  Mat34 j;
+  j.col(0) = -a.tail<3>();
+  j.rightCols<3>() = a(0) * Mat3::Identity() - cross_matrix(a.tail<3>());
+  return j;
+}
+
+// The rotational kinetic term of segment i, ½ (l_i / Δt²) eᵀ J e with
+// e = 2 vec(conj(q_t) ⊗ q) - Δt Ω_t = R q - Δt Ω_t (R linear: q_t is fixed during the step): the
+// body-frame rotation over the step minus the one the old angular velocity would make.
+struct RotationalTerm {
+  Mat34 r;     // ∂e/∂q
+  Vec3 error;  // e
+};
+RotationalTerm rotational_term(const StepStart& start, const Vec4& q, int segment) {
+  const Vec4& qt = start.q[segment];
+  const double sign = qt.dot(q) < 0 ? -1.0 : 1.0;  // the hemisphere of q_t (q and -q agree)
+  RotationalTerm t;
+  t.r = 2 * sign * d_vec_d_second(qt);
+  t.error = relative_rotation(qt, q) - start.rotation_dt[segment];
+  return t;
+}
+
+}  // namespace
+
+Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi) {
+  // q and -q are one rotation: take q_k on q_{k-1}'s side so that Ω is the relative rotation
+  // (eq. 29 itself changes sign with q_k). Smooth unless adjacent frames differ by π.
+  const double sign = q_prev.dot(q_next) < 0 ? -1.0 : 1.0;
+  Darboux d;
+  d.value = relative_rotation(q_prev, q_next) / voronoi;
+  d.d_prev = (2 / voronoi) * d_vec_d_first(sign * q_next);
+  d.d_next = (2 * sign / voronoi) * d_vec_d_second(q_prev);
+  return d;
+}
+
+EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape& rest) {
+  EnergyTerms e;
+  const int n = rest.vertex_count();
+  const Vec3& K = rest.stiffness;
+  for (int v = 1; v + 1 < n; ++v) {  // eq. (29)
+    const Vec3 strain = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]).value - rest.darboux[v];
+    const double w = 0.5 * rest.voronoi[v];
+    e.bending += w * (K(0) * strain(0) * strain(0) + K(1) * strain(1) * strain(1));
+    e.twist += w * K(2) * strain(2) * strain(2);
+  }
+  const double inv_dt2 = 1 / (start.dt * start.dt);
+  for (int j = 0; j < n; ++j) {  // eq. (30) and gravity
+    e.translational += 0.5 * rest.mass[j] * inv_dt2 * (k.x[j] - start.predicted[j]).squaredNorm();
+    e.gravity -= rest.mass[j] * start.gravity.dot(k.x[j]);
+  }
+  for (int i = 0; i + 1 < n; ++i) {  // eq. (31)
+    const Vec3 err = rotational_term(start, k.q[i], i).error;
+    e.rotational += 0.5 * rest.length[i] * inv_dt2 * err.dot(rest.inertia.asDiagonal() * err);
+  }
+  return e;
+}
+
+XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestShape& rest) {
+  const int n = rest.vertex_count();
+  const double inv_dt2 = 1 / (start.dt * start.dt);
+  XVector g;
+  g.p.resize(n);
+  g.q.assign(n - 1, Vec4::Zero());
+  for (int j = 0; j < n; ++j)
+    g.p[j] = rest.mass[j] * (inv_dt2 * (k.x[j] - start.predicted[j]) - start.gravity);
+  for (int v = 1; v + 1 < n; ++v) {
+    const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]);
+    const Vec3 moment = rest.voronoi[v] * rest.stiffness.asDiagonal() * (d.value - rest.darboux[v]);
+    g.q[v - 1] += d.d_prev.transpose() * moment;
+    g.q[v] += d.d_next.transpose() * moment;
+  }
+  for (int i = 0; i + 1 < n; ++i) {
+    const RotationalTerm t = rotational_term(start, k.q[i], i);
+    g.q[i] += rest.length[i] * inv_dt2 * t.r.transpose() * (rest.inertia.asDiagonal() * t.error);
+  }
+  return g;
+}
+
+HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& rest) {
+  const int n = rest.vertex_count();
+  const double inv_dt2 = 1 / (start.dt * start.dt);
+  HessianX h;
+  h.h.resize(n);
+  for (int j = 0; j < n; ++j) h.h[j] = rest.mass[j] * inv_dt2;
+  h.mq.resize(n - 1);
+  for (int i = 0; i + 1 < n; ++i) {
+    const Mat34 r = rotational_term(start, k.q[i], i).r;
+    h.mq[i] = rest.length[i] * inv_dt2 * r.transpose() * rest.inertia.asDiagonal() * r;
+  }
+  h.bend.resize(n);
+  for (int v = 1; v + 1 < n; ++v) h.bend[v] = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]);
+  return h;
+}
+
+}  // namespace hairsim::cosserat
