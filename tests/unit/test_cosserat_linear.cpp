@@ -203,7 +203,7 @@ TEST(CosseratLinear, PcgSolvesTheNewtonSystemWithEveryPreconditioner) {
     VecX x = VecX::Zero(3 * n);
     const PcgResult res = pcg([&](const VecX& v) { return system.apply(v); },
                               [&](const VecX& v) { return apply_inverse(p, v); }, rhs, x,
-                              {1e-13 * rhs.norm(), 0, 100000});
+                              {1e-13 * rhs.norm(), 1e-13, 100000});
     EXPECT_TRUE(res.converged) << to_string(kind);
     EXPECT_LT(relative_error(x, exact), 1e-8) << to_string(kind);
     iterations[static_cast<int>(kind)] = res.iterations;

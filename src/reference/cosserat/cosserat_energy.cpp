@@ -57,7 +57,7 @@ Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi) {
   return d;
 }
 
-EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape& rest) {
+EnergyTerms potential_energy(const Kinematics& k, const RestShape& rest, const Vec3& gravity) {
   EnergyTerms e;
   const int n = rest.vertex_count();
   const Vec3& K = rest.stiffness;
@@ -67,11 +67,16 @@ EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape&
     e.bending += w * (K(0) * strain(0) * strain(0) + K(1) * strain(1) * strain(1));
     e.twist += w * K(2) * strain(2) * strain(2);
   }
+  for (int j = 0; j < n; ++j) e.gravity -= rest.mass[j] * gravity.dot(k.x[j]);
+  return e;
+}
+
+EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape& rest) {
+  EnergyTerms e = potential_energy(k, rest, start.gravity);
+  const int n = rest.vertex_count();
   const double inv_dt2 = 1 / (start.dt * start.dt);
-  for (int j = 0; j < n; ++j) {  // eq. (30) and gravity
+  for (int j = 0; j < n; ++j)  // eq. (30)
     e.translational += 0.5 * rest.mass[j] * inv_dt2 * (k.x[j] - start.predicted[j]).squaredNorm();
-    e.gravity -= rest.mass[j] * start.gravity.dot(k.x[j]);
-  }
   for (int i = 0; i + 1 < n; ++i) {  // eq. (31)
     const Vec3 err = rotational_term(start, k.q[i], i).error;
     e.rotational += 0.5 * rest.length[i] * inv_dt2 * err.dot(rest.inertia.asDiagonal() * err);

@@ -115,6 +115,8 @@ struct EnergyTerms {
   double total() const { return bending + twist + translational + rotational + gravity; }
 };
 EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape& rest);
+// The potential part alone (bending, twist, gravity; kinetic terms 0).
+EnergyTerms potential_energy(const Kinematics& k, const RestShape& rest, const Vec3& gravity);
 
 // A vector in the conventional coordinates x = (p, q) of eq. (8a): 3 per vertex, 4 per segment.
 struct XVector {

@@ -148,7 +148,8 @@ PcgResult pcg(const std::function<VecX(const VecX&)>& apply_a,
               const PcgSettings& settings) {
   const int max_iterations =
       settings.max_iterations > 0 ? settings.max_iterations : 2 * static_cast<int>(rhs.size());
-  const double stop = std::max(settings.tolerance, settings.relative_tolerance * rhs.norm());
+  const double stop = std::max(
+      std::min(settings.tolerance, settings.relative_tolerance * rhs.norm()), 1e-15 * rhs.norm());
   PcgResult result;
   VecX r = rhs - apply_a(x);
   result.residual = r.norm();
