@@ -18,6 +18,7 @@
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
 #include "io/file_bytes.hpp"
+#include "reference/cosserat/cosserat_scene.hpp"
 #include "reference/der/der_scene.hpp"
 #include "scene/json_reader.hpp"
 
@@ -207,6 +208,43 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   return 0;
 }
 
+// Writes a single-rod scene's summary.json, trace.csv and --final file.
+void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
+                       const StrandSet& final_rod) {
+  const std::filesystem::path out =
+      a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
+                    : std::filesystem::path(a.out);
+  std::filesystem::create_directories(out);
+  io::write_file_atomically(out / "summary.json", result.summary.dump(2) + "\n");
+  std::cout << (out / "summary.json").string() << "\n";
+  if (!result.trace_csv.empty()) {
+    io::write_file_atomically(out / "trace.csv", result.trace_csv);
+    std::cout << (out / "trace.csv").string() << "\n";
+  }
+  if (!a.final_file.empty()) {
+    write_strands(a.final_file, final_rod,
+                  {parse_length_unit(a.final_units, "--final-units"), false});
+    std::cout << a.final_file << "\n";
+  }
+}
+
+// A single rod with model "cosserat" (reference backend).
+int run_cosserat(const RunArgs& a, const nlohmann::json& doc) {
+  cosserat::CosseratScene sc;
+  try {
+    sc = cosserat::parse_cosserat_scene(doc);
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(a.scene + ": " + e.where(), e.why());
+  }
+  parse_length_unit(a.final_units, "--final-units");
+  if (!a.final_file.empty()) strand_format_from_path(a.final_file);  // reject before running
+  const scene::SceneRun result = cosserat::run_cosserat_scene(sc);
+  write_rod_outputs(a, result, cosserat::rod_strands(sc.rod));
+  return 0;
+}
+
 int cmd_run(const RunArgs& a) {
   std::vector<std::string> overrides = a.overrides;
   // The options are --set overrides of the scene's own fields.
@@ -222,6 +260,7 @@ int cmd_run(const RunArgs& a) {
     if (!a.duration.empty()) doc["time"].erase("frames");
   }
   if (engine::is_hair_scene(doc)) return run_hair(a, doc);
+  if (cosserat::is_cosserat_scene(doc)) return run_cosserat(a, doc);
   der::DerScene sc;
   try {
     sc = der::parse_der_scene(doc);
@@ -230,12 +269,8 @@ int cmd_run(const RunArgs& a) {
   } catch (const Error& e) {
     throw Error(a.scene + ": " + e.where(), e.why());
   }
-  const WriteOptions final_options{parse_length_unit(a.final_units, "--final-units"), false};
+  parse_length_unit(a.final_units, "--final-units");
   if (!a.final_file.empty()) strand_format_from_path(a.final_file);  // reject before running
-  const std::filesystem::path out =
-      a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
-                    : std::filesystem::path(a.out);
-
   der::SceneRun result;
   try {
     result = sc.backend == "reference" ? der::run_der_scene(sc) : engine::run_der_scene_batched(sc);
@@ -244,17 +279,7 @@ int cmd_run(const RunArgs& a) {
   } catch (const Error& e) {
     throw Error(a.scene + ": " + e.where(), e.why());
   }
-  std::filesystem::create_directories(out);
-  io::write_file_atomically(out / "summary.json", result.summary.dump(2) + "\n");
-  std::cout << (out / "summary.json").string() << "\n";
-  if (!result.trace_csv.empty()) {
-    io::write_file_atomically(out / "trace.csv", result.trace_csv);
-    std::cout << (out / "trace.csv").string() << "\n";
-  }
-  if (!a.final_file.empty()) {
-    write_strands(a.final_file, der::rod_strands(sc.rod), final_options);
-    std::cout << a.final_file << "\n";
-  }
+  write_rod_outputs(a, result, der::rod_strands(sc.rod));
   return 0;
 }
 
@@ -374,8 +399,8 @@ int run(int argc, char** argv) {
   gener->add_option("--head-out", gen.head_out, "also write the ellipsoid head mesh (.ply/.obj)");
 
   RunArgs run_args;
-  auto* runc =
-      app.add_subcommand("run", "Run a scene file: a hairstyle or a single rod (model der)");
+  auto* runc = app.add_subcommand(
+      "run", "Run a scene file: a hairstyle or a single rod (model der or cosserat)");
   runc->add_option("SCENE", run_args.scene, "scene file (.json), see docs/scenes.md")->required();
   runc->add_option("--out", run_args.out, "output folder (default: out/<scene name>)");
   runc->add_option("--final", run_args.final_file, "write the last state as a strand file");
@@ -383,7 +408,7 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   runc->add_option("--backend", run_args.backend,
                    "reference, cpu, cuda or auto (cuda when a device is present, else cpu)");
-  runc->add_option("--model", run_args.model, "rod model (der)");
+  runc->add_option("--model", run_args.model, "rod model (der, cosserat)");
   runc->add_option("--precision", run_args.precision, "float or double (hairstyle scenes)");
   runc->add_option("--frames", run_args.frames, "frames to simulate (time.frames)");
   runc->add_option("--duration", run_args.duration, "seconds to simulate (time.duration)");

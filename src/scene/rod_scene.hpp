@@ -2,6 +2,7 @@
 // Single-rod scene fields shared by the rod models (docs/scenes.md, "Single-rod scenes"): the
 // rod's shape (rod.*), its material (material.*) and clamp motions (rod.root_motion, ...).
 #include <Eigen/Core>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,12 @@
 namespace hairsim::scene {
 
 using Vec3 = Eigen::Vector3d;
+
+// What `hairsim run` writes for a single-rod scene, whatever the model.
+struct SceneRun {
+  nlohmann::json summary;  // summary.json
+  std::string trace_csv;   // trace.csv, empty without output.trace_every
+};
 
 // Stiffnesses of a round rod, or given directly (nondimensional validation scenes).
 struct Stiffness {

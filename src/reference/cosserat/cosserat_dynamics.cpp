@@ -369,7 +369,7 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
 }
 
 RelaxReport relax(CosseratRod& rod, double dt, const SolverSettings& settings, double tolerance,
-                  int max_steps) {
+                  int max_steps, const std::function<void(const StepReport&)>& after_step) {
   RelaxReport r;
   while (r.steps < max_steps) {
     std::fill(rod.velocity.begin(), rod.velocity.end(), Vec3::Zero());
@@ -377,6 +377,7 @@ RelaxReport relax(CosseratRod& rod, double dt, const SolverSettings& settings, d
     const std::vector<Vec3> before = vertices(rod);
     r.last = step(rod, dt, settings);
     ++r.steps;
+    if (after_step) after_step(r.last);
     const std::vector<Vec3> after = vertices(rod);
     r.last_motion = 0;
     for (std::size_t j = 0; j < after.size(); ++j)

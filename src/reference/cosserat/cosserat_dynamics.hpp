@@ -3,6 +3,7 @@
 // of eq. (10), inexact Newton with A = JᵀHJ and a line search on the merit function (11),
 // PCG for every linear solve, clamped or moving roots, and obstacles through the active-set
 // method of App. B with the Schur-complement KKT solve of eqs. (13)-(14).
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -80,8 +81,9 @@ struct RelaxReport {
   bool converged = false;
   StepReport last;
 };
+// `after_step` (optional) sees every step's report.
 RelaxReport relax(CosseratRod& rod, double dt, const SolverSettings& settings, double tolerance,
-                  int max_steps);
+                  int max_steps, const std::function<void(const StepReport&)>& after_step = {});
 
 // Vertices of the current configuration (eq. 7).
 std::vector<Vec3> vertices(const CosseratRod& rod);

@@ -124,7 +124,8 @@ DerScene parse_der_scene(const nlohmann::json& document) {
   JsonReader top(document, "");
   DerScene sc;
   const std::string model = top.string("model", "der");
-  if (model != "der") top.fail("model", "this build runs model 'der' only (got '" + model + "')");
+  if (model != "der")  // "cosserat" goes to cosserat::parse_cosserat_scene
+    top.fail("model", "single-rod scenes run model 'der' or 'cosserat' (got '" + model + "')");
   sc.backend = top.string("backend", "reference");
   if (sc.backend != "reference" && sc.backend != "cpu" && sc.backend != "cuda" &&
       sc.backend != "auto")

@@ -7,6 +7,7 @@
 
 #include "hairsim/strands.hpp"
 #include "reference/der/der_rigid.hpp"
+#include "scene/rod_scene.hpp"
 
 namespace hairsim::der {
 
@@ -27,10 +28,7 @@ struct DerScene {
   int trace_every = 0;  // steps between rows of trace.csv; 0: no trace
 };
 
-struct SceneRun {
-  nlohmann::json summary;  // summary.json
-  std::string trace_csv;   // trace.csv, empty without output.trace_every
-};
+using scene::SceneRun;
 
 // Throws Error naming the JSON path of the first bad or unknown field.
 DerScene parse_der_scene(const nlohmann::json& document);
