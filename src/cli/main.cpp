@@ -162,19 +162,33 @@ nlohmann::json load_scene_document(const std::string& path,
   return doc;
 }
 
-// A hairstyle scene (docs/scenes.md): parsed completely (files included) before anything is
-// written; progress on stdout; Ctrl-C stops after the current frame.
-int run_hair(const RunArgs& a, const nlohmann::json& doc) {
-  if (!a.final_file.empty())
-    throw Error("--final", "is for single-rod scenes; hairstyle scenes write output.frames");
-  engine::HairScene sc;
+// Runs `work`, prefixing the scene file to the location of a bad-input Error (RunFailures, which
+// name a strand and step, pass unchanged).
+template <class Work>
+auto naming_the_scene(const RunArgs& a, Work work) {
   try {
-    sc = engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
+    return work();
   } catch (const RunFailure&) {
     throw;
   } catch (const Error& e) {
     throw Error(a.scene + ": " + e.where(), e.why());
   }
+}
+
+// --final and --final-units checked before a single-rod run, so bad ones write nothing.
+void check_final_options(const RunArgs& a) {
+  parse_length_unit(a.final_units, "--final-units");
+  if (!a.final_file.empty()) strand_format_from_path(a.final_file);
+}
+
+// A hairstyle scene (docs/scenes.md): parsed completely (files included) before anything is
+// written; progress on stdout; Ctrl-C stops after the current frame.
+int run_hair(const RunArgs& a, const nlohmann::json& doc) {
+  if (!a.final_file.empty())
+    throw Error("--final", "is for single-rod scenes; hairstyle scenes write output.frames");
+  engine::HairScene sc = naming_the_scene(a, [&] {
+    return engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
+  });
   const std::filesystem::path out =
       a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
                     : std::filesystem::path(a.out);
@@ -230,16 +244,9 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
 
 // A single rod with model "cosserat" (reference backend).
 int run_cosserat(const RunArgs& a, const nlohmann::json& doc) {
-  cosserat::CosseratScene sc;
-  try {
-    sc = cosserat::parse_cosserat_scene(doc);
-  } catch (const RunFailure&) {
-    throw;
-  } catch (const Error& e) {
-    throw Error(a.scene + ": " + e.where(), e.why());
-  }
-  parse_length_unit(a.final_units, "--final-units");
-  if (!a.final_file.empty()) strand_format_from_path(a.final_file);  // reject before running
+  cosserat::CosseratScene sc =
+      naming_the_scene(a, [&] { return cosserat::parse_cosserat_scene(doc); });
+  check_final_options(a);
   const scene::SceneRun result = cosserat::run_cosserat_scene(sc);
   write_rod_outputs(a, result, cosserat::rod_strands(sc.rod));
   return 0;
@@ -261,24 +268,11 @@ int cmd_run(const RunArgs& a) {
   }
   if (engine::is_hair_scene(doc)) return run_hair(a, doc);
   if (cosserat::is_cosserat_scene(doc)) return run_cosserat(a, doc);
-  der::DerScene sc;
-  try {
-    sc = der::parse_der_scene(doc);
-  } catch (const RunFailure&) {
-    throw;
-  } catch (const Error& e) {
-    throw Error(a.scene + ": " + e.where(), e.why());
-  }
-  parse_length_unit(a.final_units, "--final-units");
-  if (!a.final_file.empty()) strand_format_from_path(a.final_file);  // reject before running
-  der::SceneRun result;
-  try {
-    result = sc.backend == "reference" ? der::run_der_scene(sc) : engine::run_der_scene_batched(sc);
-  } catch (const RunFailure&) {
-    throw;
-  } catch (const Error& e) {
-    throw Error(a.scene + ": " + e.where(), e.why());
-  }
+  der::DerScene sc = naming_the_scene(a, [&] { return der::parse_der_scene(doc); });
+  check_final_options(a);
+  const scene::SceneRun result = naming_the_scene(a, [&] {
+    return sc.backend == "reference" ? der::run_der_scene(sc) : engine::run_der_scene_batched(sc);
+  });
   write_rod_outputs(a, result, der::rod_strands(sc.rod));
   return 0;
 }
