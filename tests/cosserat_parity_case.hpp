@@ -1,0 +1,103 @@
+#pragma once
+// The Cosserat parity case (issue 7), shared by tests/parity/ (cpu kernels) and tests/gpu/ (cuda):
+// 16 curly hairs clamped to a head that turns and shakes, under gravity, 200 steps of 1 ms.
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "cosserat/cosserat_strand.hpp"
+#include "reference/cosserat/cosserat_dynamics.hpp"
+
+namespace hairsim::cosserat_case {
+
+using cosserat::Vec3;
+
+constexpr int kStrands = 16, kVertices = 32, kSteps = 200;
+constexpr double kDt = 1e-3;
+
+// Hair: r = 40 µm, E = 3 GPa, G = E / 2.6, ρ = 1300 kg/m³.
+struct Hair {
+  double r = 40e-6, youngs = 3e9, shear = 3e9 / 2.6, density = 1300;
+  Vec3 stiffness() const {
+    const double i = std::numbers::pi * std::pow(r, 4) / 4;
+    return {youngs * i, youngs * i, 2 * shear * i};
+  }
+  Vec3 inertia() const {
+    const double i = std::numbers::pi * std::pow(r, 4) / 4;
+    return {density * i, density * i, 2 * density * i};
+  }
+  double linear_density() const { return density * std::numbers::pi * r * r; }
+};
+
+// The head's motion: turning and nodding about its centre, shaking sideways.
+inline ClampMotion head_motion() {
+  ClampMotion m;
+  m.rotation_amplitude = Vec3(0.3, 0.5, 0.2);
+  m.translation_amplitude = Vec3(0.02, 0.01, 0);
+  m.frequency = 2;
+  m.center = Vec3(0, 0, 0);
+  return m;
+}
+
+// 16 curls of random radius, pitch and phase, rooted on a 10 cm sphere, hanging down.
+inline std::vector<cosserat::CosseratRod> reference_rods() {
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<double> u(0, 1);
+  const Hair hair;
+  std::vector<cosserat::CosseratRod> rods;
+  for (int s = 0; s < kStrands; ++s) {
+    const double phi = 2 * std::numbers::pi * s / kStrands, radius = 0.003 + 0.004 * u(rng);
+    const double per_vertex = 0.15 + 0.2 * u(rng), phase = 2 * std::numbers::pi * u(rng);
+    const Vec3 root(0.1 * std::cos(phi), 0.05, 0.1 * std::sin(phi));
+    std::vector<Vec3> x;
+    for (int i = 0; i < kVertices; ++i) {
+      const double a = phase + per_vertex * i;
+      x.push_back(root + Vec3(radius * (std::cos(a) - std::cos(phase)), -0.0015 * i,
+                              radius * (std::sin(a) - std::sin(phase))));
+    }
+    cosserat::CosseratRod rod =
+        cosserat::rod_at_rest(x, hair.stiffness(), hair.inertia(), hair.linear_density());
+    cosserat::clamp_root(rod, head_motion());
+    rod.gravity = Vec3(0, -9.81, 0);
+    rods.push_back(rod);
+  }
+  return rods;
+}
+
+// The head pose the kernels take at time t: x -> R(t) x + c + T(t) - R(t) c.
+template <class T>
+kernels::cosserat::Pose<T> pose_at(double t) {
+  const ClampMotion m = head_motion();
+  const Eigen::Matrix3d r = m.rotation(t);
+  const Vec3 translation = *m.center + m.translation(t) - r * *m.center;
+  kernels::cosserat::Pose<T> pose;
+  for (int k = 0; k < 9; ++k) pose.rotation[k] = T(r(k / 3, k % 3));
+  for (int k = 0; k < 3; ++k) pose.translation[k] = T(translation(k));
+  return pose;
+}
+
+// Hair-scale tolerances, as a scene's defaults give them (docs/scenes.md): Newton at 4e-4 of
+// the strand's weight (6.5e-6 kg/m x 4.6 cm x 9.81 m/s² = 2.9e-6 N), PCG at 1e-2 of that.
+inline cosserat::SolverSettings hair_settings() {
+  cosserat::SolverSettings s;
+  s.newton_tolerance = 1.2e-9;
+  s.pcg.tolerance = 1.2e-11;
+  return s;
+}
+
+// The kernels' settings matching the reference's.
+inline kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s) {
+  kernels::cosserat::StepSettings k;
+  k.preconditioner = s.preconditioner == cosserat::PreconditionerKind::hybrid
+                         ? kernels::cosserat::Preconditioner::hybrid
+                     : s.preconditioner == cosserat::PreconditionerKind::block_diagonal
+                         ? kernels::cosserat::Preconditioner::block_diagonal
+                         : kernels::cosserat::Preconditioner::diagonal;
+  k.newton_tolerance = s.newton_tolerance;
+  k.newton_max_iterations = s.newton_max_iterations;
+  k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};
+  return k;
+}
+
+}  // namespace hairsim::cosserat_case
