@@ -62,16 +62,18 @@ inline engine::HairSetup with_mesh_head(engine::HairSetup setup) {
 
 struct SimulatorParityResult {
   double max_deviation_over_length = 0;
-  double max_root_motion = 0;  // m: how far the head carried the roots
-  long contacts = 0;           // on the backend under test
+  double max_root_motion = 0;                             // m: how far the head carried the roots
+  long contacts = 0;                                      // on the backend under test
+  long pcg_iterations = 0, reference_pcg_iterations = 0;  // model cosserat
 };
 
 inline SimulatorParityResult compare_with_reference(const engine::HairSetup& setup,
                                                     engine::Backend backend,
-                                                    engine::Precision precision, int steps) {
+                                                    engine::Precision precision, int steps,
+                                                    const std::string& model = "der") {
   auto reference = engine::Simulator::create(
-      setup, {"der", engine::Backend::reference, engine::Precision::float64});
-  auto tested = engine::Simulator::create(setup, {"der", backend, precision});
+      setup, {model, engine::Backend::reference, engine::Precision::float64});
+  auto tested = engine::Simulator::create(setup, {model, backend, precision});
   std::vector<der::Vec3> start, expected, actual;
   reference->positions(start);
   for (int k = 0; k < steps; ++k) {
@@ -91,6 +93,8 @@ inline SimulatorParityResult compare_with_reference(const engine::HairSetup& set
     r.max_root_motion = std::max(r.max_root_motion, (expected[s * v] - start[s * v]).norm());
   }
   r.contacts = tested->counts().contacts;
+  r.pcg_iterations = tested->counts().pcg_iterations;
+  r.reference_pcg_iterations = reference->counts().pcg_iterations;
   return r;
 }
 

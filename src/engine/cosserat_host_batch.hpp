@@ -60,19 +60,13 @@ class CosseratHostBatch {
     }
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) put(arrays_.frame_rest, s, 9, 3 * r + c, rod.root.frame(r, c));
+    kernels::cosserat::compute_kinematics(kernels::cosserat::strand_of(arrays_, s));  // x
   }
 
-  // Vertex positions of strand s (eq. 7 of its current s, computed by the kernel).
-  std::vector<cosserat::Vec3> positions(int s) {
-    const kernels::cosserat::Strand<T> st = kernels::cosserat::strand_of(arrays_, s);
-    kernels::cosserat::compute_kinematics(st);
-    std::vector<cosserat::Vec3> x;
-    for (int v = 0; v < vertices(); ++v) {
-      const auto p = st.template get<3, 1>(st.a.x, v);
-      x.emplace_back(double(p[0]), double(p[1]), double(p[2]));
-    }
-    return x;
-  }
+  // Vertex positions of strand s (eq. 7 of its s: loading and every step end by computing
+  // them) and velocities.
+  std::vector<cosserat::Vec3> positions(int s) const { return vectors(s, true); }
+  std::vector<cosserat::Vec3> velocities(int s) const { return vectors(s, false); }
 
   // One step of every strand on the host (the cpu backend), the head at `pose` at the end of
   // the step. Returns the summed counts.
@@ -92,6 +86,15 @@ class CosseratHostBatch {
   }
 
  private:
+  std::vector<cosserat::Vec3> vectors(int s, bool positions) const {
+    const kernels::cosserat::Strand<T> st = kernels::cosserat::strand_of(arrays_, s);
+    std::vector<cosserat::Vec3> out;
+    for (int v = 0; v < vertices(); ++v) {
+      const auto p = st.template get<3, 1>(positions ? st.a.x : st.a.velocity, v);
+      out.emplace_back(double(p[0]), double(p[1]), double(p[2]));
+    }
+    return out;
+  }
   // Row `row` of strand s in an array of `rows` rows per strand (tiled layout).
   void put(T* array, int s, int rows, int row, double value) {
     const int w = arrays_.tile_width;

@@ -5,9 +5,12 @@
 #include <array>
 #include <vector>
 
+#include "cuda/cosserat_device_batch.hpp"
 #include "cuda/cuda_api.hpp"
 #include "cuda/der_device_batch.hpp"
 #include "cuda/stream.hpp"
+#include "engine/cosserat_host_batch.hpp"
+#include "engine/cosserat_simulator.hpp"
 #include "engine/der_host_batch.hpp"
 #include "engine/simulator.hpp"
 #include "hairsim/error.hpp"
@@ -51,7 +54,8 @@ class CudaSimulator final : public Simulator {
     std::array<unsigned long long, cuda::kStepCountFields> c{};
     counts_.download_async(c.data(), stream_.get());
     stream_.synchronize();
-    const StepCounts total{long(c[0]), long(c[1]), long(c[2]), long(c[3])};
+    StepCounts total;
+    total += kernels::der::StepCounts{long(c[0]), long(c[1]), long(c[2]), long(c[3])};
     check_solves(total, steps_);
     return total;
   }
@@ -91,6 +95,67 @@ class CudaSimulator final : public Simulator {
       grids_;  // mesh colliders' distance samples  // one per-vertex vector array, tiled
 };
 
+// Model "cosserat": the batch on the device, one launch per step on the simulator's stream.
+template <class T>
+class CosseratCudaSimulator final : public Simulator {
+ public:
+  CosseratCudaSimulator(const HairSetup& setup, int vertices)
+      : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
+        host_(int(setup.strands.strand_count()), vertices),
+        settings_(kernel_settings(cosserat_settings(setup))),
+        head_(setup.head),
+        gravity_{{{T(setup.gravity.x())}, {T(setup.gravity.y())}, {T(setup.gravity.z())}}},
+        device_((load(setup), host_.arrays())),
+        counts_(cuda::kCosseratCountFields) {
+    counts_.zero_async(stream_.get());
+  }
+
+  void step() override {
+    cuda::cosserat_step(device_.arrays(), T(dt()), gravity_,
+                        cosserat_head_pose<T>(head_, time() + dt()), settings_, counts_.data(),
+                        stream_.get());
+    ++steps_;
+  }
+  StepCounts counts() override {
+    std::array<unsigned long long, cuda::kCosseratCountFields> c{};
+    counts_.download_async(c.data(), stream_.get());
+    stream_.synchronize();
+    StepCounts total;
+    total.newton_iterations = long(c[0]);
+    total.pcg_iterations = long(c[1]);
+    total.pcg_solves = long(c[2]);
+    total.solver_failures = long(c[3]);
+    check_solves(total, steps_);
+    return total;
+  }
+  // Every array back (positions and velocities are two of them): simple, and only on request.
+  void positions(std::vector<der::Vec3>& out) override { gather(true, out); }
+  void velocities(std::vector<der::Vec3>& out) override { gather(false, out); }
+  std::string device() const override { return cuda::device_name(); }
+
+ private:
+  void load(const HairSetup& setup) {
+    const std::vector<cosserat::CosseratRod> rods = cosserat_rods(setup);
+    for (int s = 0; s < strands(); ++s) host_.load(s, rods[std::size_t(s)]);
+  }
+  void gather(bool positions, std::vector<der::Vec3>& out) {
+    stream_.synchronize();
+    device_.download_all();
+    out.resize(std::size_t(strands()) * vertices());
+    for (int s = 0; s < strands(); ++s) {
+      const std::vector<cosserat::Vec3> v = positions ? host_.positions(s) : host_.velocities(s);
+      std::copy(v.begin(), v.end(), out.begin() + std::ptrdiff_t(s) * vertices());
+    }
+  }
+  CosseratHostBatch<T> host_;  // the initial state, uploaded once; the readback's target
+  kernels::cosserat::StepSettings settings_;
+  ClampMotion head_;
+  kernels::cosserat::V3<T> gravity_;
+  cuda::CosseratDeviceBatch<T> device_;
+  cuda::Stream stream_;
+  cuda::DeviceBuffer<unsigned long long> counts_;
+};
+
 }  // namespace
 
 std::unique_ptr<Simulator> make_cuda_simulator(const HairSetup& setup, Precision precision) {
@@ -100,6 +165,20 @@ std::unique_ptr<Simulator> make_cuda_simulator(const HairSetup& setup, Precision
   if (precision == Precision::float32)
     return std::make_unique<CudaSimulator<float>>(setup, vertices, precision);
   return std::make_unique<CudaSimulator<double>>(setup, vertices, precision);
+}
+
+}  // namespace hairsim::engine
+
+namespace hairsim::engine {
+
+std::unique_ptr<Simulator> make_cosserat_cuda_simulator(const HairSetup& setup,
+                                                        Precision precision) {
+  if (cuda::device_count() == 0)
+    throw RunFailure("backend 'cuda'", "no CUDA device present (cudaGetDeviceCount returned 0)");
+  const int vertices = int(setup.strands.strand_size(0));
+  if (precision == Precision::float32)
+    return std::make_unique<CosseratCudaSimulator<float>>(setup, vertices);
+  return std::make_unique<CosseratCudaSimulator<double>>(setup, vertices);
 }
 
 }  // namespace hairsim::engine

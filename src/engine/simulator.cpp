@@ -245,11 +245,10 @@ class CpuSimulator final : public Simulator {
 
   void step() override {
     set_head_poses(parameters_, head_, time());
-    const StepCounts c = der_step_cpu(batch_.arrays(), parameters_);
+    StepCounts c;
+    c += der_step_cpu(batch_.arrays(), parameters_);
     check_solves(c, steps_);
-    counts_.projection_iterations += c.projection_iterations;
-    counts_.twist_iterations += c.twist_iterations;
-    counts_.contacts += c.contacts;
+    counts_ += {c.projection_iterations, c.twist_iterations, c.contacts, 0};
     ++steps_;
   }
   StepCounts counts() override { return counts_; }
@@ -281,8 +280,8 @@ class CpuSimulator final : public Simulator {
 
 std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
                                              const SimulatorOptions& options) {
-  if (options.model != "der")
-    throw Error("model", "unknown model '" + options.model + "' (available: der)");
+  if (options.model != "der" && options.model != "cosserat")
+    throw Error("model", "unknown model '" + options.model + "' (available: der, cosserat)");
   const StrandSet& strands = setup.strands;
   if (strands.strand_count() == 0) throw Error("strands", "no strands to simulate");
   const int vertices = int(strands.strand_size(0));
@@ -300,6 +299,7 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
     throw Error("strand_materials", "needs one material per strand");
   HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default
   if (!head_centred.head.center) head_centred.head.center = der::Vec3::Zero();
+  if (options.model == "cosserat") return make_cosserat_simulator(head_centred, options);
   switch (options.backend) {
     case Backend::reference:
       if (options.precision != Precision::float64)

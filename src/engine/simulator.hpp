@@ -17,7 +17,23 @@
 namespace hairsim::engine {
 
 using kernels::der::Integrator;
-using kernels::der::StepCounts;
+
+// Work summed over strands and steps: the DER step's projection and twist iterations, the
+// Cosserat step's Newton and PCG iterations, contacts, failed solves.
+struct StepCounts {
+  long projection_iterations = 0;
+  long twist_iterations = 0;
+  long contacts = 0;         // vertices put back on a collider's surface
+  long solver_failures = 0;  // singular block solves (a bug or a non-finite state)
+  long newton_iterations = 0, pcg_iterations = 0, pcg_solves = 0;
+  StepCounts& operator+=(const kernels::der::StepCounts& c) {
+    projection_iterations += c.projection_iterations;
+    twist_iterations += c.twist_iterations;
+    contacts += c.contacts;
+    solver_failures += c.solver_failures;
+    return *this;
+  }
+};
 
 // What to simulate, whatever the backend. Every strand starts at rest on its own polyline (a
 // groomed style is at rest), its first edge clamped to the head; all strands share the vertex
@@ -48,6 +64,11 @@ struct HairSetup {
   // Twist solve tolerance on |∂E/∂θ| relative to EI / h (h the shortest rest edge); <= 0: the
   // precision's default (1e-8 in double, 1e-4 in float).
   double relative_twist_tolerance = 0;
+  // Cosserat: Newton's tolerance on the gradient (N, N m); <= 0: 4e-4 of the lightest strand's
+  // weight (docs/models/cosserat.md). PCG stops at 1e-2 of it, or once its residual fell by
+  // pcg_relative_tolerance.
+  double newton_tolerance = 0;
+  double pcg_relative_tolerance = 1e-2;
 };
 
 enum class Backend { reference, cpu, cuda };
@@ -128,5 +149,9 @@ std::size_t push_out_of_colliders(StrandSet& strands,
 
 // The cuda backend (cuda_simulator.cpp, built with CUDA only): RunFailure without a device.
 std::unique_ptr<Simulator> make_cuda_simulator(const HairSetup& setup, Precision precision);
+
+// Model "cosserat" on any backend (cosserat_simulator.cpp); `setup` checked by create().
+std::unique_ptr<Simulator> make_cosserat_simulator(const HairSetup& setup,
+                                                   const SimulatorOptions& options);
 
 }  // namespace hairsim::engine

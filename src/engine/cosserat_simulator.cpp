@@ -1,0 +1,192 @@
+#include "engine/cosserat_simulator.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/cosserat_host_batch.hpp"
+#include "hairsim/error.hpp"
+
+namespace hairsim::engine {
+
+std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
+  std::vector<cosserat::CosseratRod> rods;
+  for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
+    const auto points = setup.strands.strand(s);
+    const RodMaterial& m = setup.material_of(s);
+    // ρI = ρA r²/4 about the bending axes, twice that about the tangent (a round section).
+    const double rho_i = m.linear_density() * m.radius * m.radius / 4;
+    cosserat::CosseratRod rod = cosserat::rod_at_rest(
+        {points.begin(), points.end()},
+        cosserat::Vec3(m.bending_stiffness(), m.bending_stiffness(), m.twist_stiffness()),
+        cosserat::Vec3(rho_i, rho_i, 2 * rho_i), m.linear_density());
+    cosserat::clamp_root(rod, setup.head);
+    rod.gravity = setup.gravity;
+    rods.push_back(std::move(rod));
+  }
+  return rods;
+}
+
+cosserat::SolverSettings cosserat_settings(const HairSetup& setup) {
+  cosserat::SolverSettings s;
+  double tolerance = setup.newton_tolerance;
+  if (!(tolerance > 0)) {  // 4e-4 of the lightest strand's weight (the paper's 1e-5 N, scaled)
+    double lightest = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < setup.strands.strand_count(); ++k) {
+      const auto p = setup.strands.strand(k);
+      double length = 0;
+      for (std::size_t i = 1; i < p.size(); ++i) length += (p[i] - p[i - 1]).norm();
+      lightest = std::min(lightest, setup.material_of(k).linear_density() * length);
+    }
+    const double g = setup.gravity.norm() > 0 ? setup.gravity.norm() : 9.81;
+    tolerance = 4e-4 * lightest * g;
+  }
+  s.newton_tolerance = tolerance;
+  s.pcg.tolerance = 1e-2 * tolerance;
+  s.pcg.relative_tolerance = setup.pcg_relative_tolerance;
+  return s;
+}
+
+kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s) {
+  kernels::cosserat::StepSettings k;
+  k.preconditioner = s.preconditioner == cosserat::PreconditionerKind::hybrid
+                         ? kernels::cosserat::Preconditioner::hybrid
+                     : s.preconditioner == cosserat::PreconditionerKind::block_diagonal
+                         ? kernels::cosserat::Preconditioner::block_diagonal
+                         : kernels::cosserat::Preconditioner::diagonal;
+  k.newton_tolerance = s.newton_tolerance;
+  k.newton_max_iterations = s.newton_max_iterations;
+  k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};
+  return k;
+}
+
+template <class T>
+kernels::cosserat::Pose<T> cosserat_head_pose(const ClampMotion& head, double t) {
+  const Eigen::Matrix3d r = head.rotation(t);
+  const Eigen::Vector3d c = head.center.value_or(Eigen::Vector3d::Zero());
+  const Eigen::Vector3d translation = c + head.translation(t) - r * c;
+  kernels::cosserat::Pose<T> pose;
+  for (int k = 0; k < 9; ++k) pose.rotation[k] = T(r(k / 3, k % 3));
+  for (int k = 0; k < 3; ++k) pose.translation[k] = T(translation(k));
+  return pose;
+}
+template kernels::cosserat::Pose<float> cosserat_head_pose(const ClampMotion&, double);
+template kernels::cosserat::Pose<double> cosserat_head_pose(const ClampMotion&, double);
+
+namespace {
+
+void add(StepCounts& total, const cosserat::StepReport& r) {
+  total.newton_iterations += r.newton_iterations;
+  total.pcg_iterations += r.pcg_iterations;
+  total.pcg_solves += r.pcg_solves;
+}
+
+class CosseratReferenceSimulator final : public Simulator {
+ public:
+  CosseratReferenceSimulator(const HairSetup& setup, int vertices)
+      : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
+        rods_(cosserat_rods(setup)),
+        settings_(cosserat_settings(setup)) {}
+
+  void step() override {
+    for (cosserat::CosseratRod& rod : rods_) add(counts_, cosserat::step(rod, dt(), settings_));
+    ++steps_;
+  }
+  StepCounts counts() override { return counts_; }
+  void positions(std::vector<der::Vec3>& out) override {
+    out.clear();
+    for (const cosserat::CosseratRod& rod : rods_) {
+      const std::vector<cosserat::Vec3> x = cosserat::vertices(rod);
+      out.insert(out.end(), x.begin(), x.end());
+    }
+  }
+  void velocities(std::vector<der::Vec3>& out) override {
+    out.clear();
+    for (const cosserat::CosseratRod& rod : rods_)
+      out.insert(out.end(), rod.velocity.begin(), rod.velocity.end());
+  }
+  std::string device() const override { return cpu_description(1); }
+
+ private:
+  std::vector<cosserat::CosseratRod> rods_;
+  cosserat::SolverSettings settings_;
+  StepCounts counts_;
+};
+
+template <class T>
+class CosseratCpuSimulator final : public Simulator {
+ public:
+  CosseratCpuSimulator(const HairSetup& setup, int vertices)
+      : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
+        batch_(int(setup.strands.strand_count()), vertices),
+        settings_(kernel_settings(cosserat_settings(setup))),
+        head_(setup.head),
+        gravity_(setup.gravity) {
+    const std::vector<cosserat::CosseratRod> rods = cosserat_rods(setup);
+    for (int s = 0; s < strands(); ++s) batch_.load(s, rods[std::size_t(s)]);
+  }
+
+  void step() override {
+    const kernels::cosserat::StepCounts c =
+        batch_.step(T(dt()), gravity_, cosserat_head_pose<T>(head_, time() + dt()), settings_);
+    counts_.newton_iterations += c.newton;
+    counts_.pcg_iterations += c.pcg_iterations;
+    counts_.pcg_solves += c.pcg_solves;
+    counts_.solver_failures += c.failures;
+    check_solves(counts_, steps_);
+    ++steps_;
+  }
+  StepCounts counts() override { return counts_; }
+  void positions(std::vector<der::Vec3>& out) override { gather(true, out); }
+  void velocities(std::vector<der::Vec3>& out) override { gather(false, out); }
+  std::string device() const override { return cpu_description(omp_get_max_threads()); }
+
+ private:
+  void gather(bool positions, std::vector<der::Vec3>& out) {
+    out.resize(std::size_t(strands()) * vertices());
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < strands(); ++s) {
+      const std::vector<cosserat::Vec3> v = positions ? batch_.positions(s) : batch_.velocities(s);
+      std::copy(v.begin(), v.end(), out.begin() + std::ptrdiff_t(s) * vertices());
+    }
+  }
+  CosseratHostBatch<T> batch_;
+  kernels::cosserat::StepSettings settings_;
+  ClampMotion head_;
+  cosserat::Vec3 gravity_;
+  StepCounts counts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Simulator> make_cosserat_simulator(const HairSetup& setup,
+                                                   const SimulatorOptions& options) {
+  // What the Cosserat model does not take yet (issue 7): a clear error, not silence.
+  if (!setup.colliders.empty())
+    throw Error("colliders", "model 'cosserat' takes no colliders on the simulator yet");
+  if (setup.damping != 0) throw Error("damping", "model 'cosserat' takes no damping yet");
+  if (setup.drag_normal != 0 || setup.drag_tangent != 0 || setup.wind.mean.x != 0 ||
+      setup.wind.mean.y != 0 || setup.wind.mean.z != 0 || setup.wind.modes != 0)
+    throw Error("air", "model 'cosserat' takes no air drag or wind yet");
+  const int vertices = int(setup.strands.strand_size(0));
+  switch (options.backend) {
+    case Backend::reference:
+      if (options.precision != Precision::float64)
+        throw Error("precision", "the reference backend runs in double only");
+      return std::make_unique<CosseratReferenceSimulator>(setup, vertices);
+    case Backend::cpu:
+      if (options.precision == Precision::float32)
+        return std::make_unique<CosseratCpuSimulator<float>>(setup, vertices);
+      return std::make_unique<CosseratCpuSimulator<double>>(setup, vertices);
+    case Backend::cuda:
+#ifdef HAIRSIM_HAVE_CUDA
+      return make_cosserat_cuda_simulator(setup, options.precision);
+#else
+      throw RunFailure("backend 'cuda'", "hairsim was built without CUDA");
+#endif
+  }
+  throw Error("backend", "unknown backend");
+}
+
+}  // namespace hairsim::engine

@@ -1,0 +1,29 @@
+#pragma once
+// Model "cosserat" behind the simulator API: the reference (one CosseratRod per strand), the
+// cpu backend (kernels/cosserat/ on all host cores) and the cuda backend (the same kernels on the
+// device). Strands' roots are clamped to the head; gravity. Not yet: colliders, damping, air
+// drag and wind (Simulator::create refuses them naming the field).
+#include <memory>
+#include <vector>
+
+#include "cosserat/cosserat_strand.hpp"
+#include "engine/simulator.hpp"
+#include "reference/cosserat/cosserat_dynamics.hpp"
+
+namespace hairsim::engine {
+
+// One reference rod per strand of the setup: at rest on its polyline, root clamped to the head.
+std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup);
+// The solver settings of a setup (the paper's, with the tolerance of HairSetup::newton_tolerance).
+cosserat::SolverSettings cosserat_settings(const HairSetup& setup);
+kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s);
+// The head's pose at t for the kernels: x -> R(t) x + c + T(t) - R(t) c.
+template <class T>
+kernels::cosserat::Pose<T> cosserat_head_pose(const ClampMotion& head, double t);
+
+#ifdef HAIRSIM_HAVE_CUDA
+std::unique_ptr<Simulator> make_cosserat_cuda_simulator(const HairSetup& setup,
+                                                        Precision precision);
+#endif
+
+}  // namespace hairsim::engine
