@@ -295,12 +295,14 @@ std::string iterations(double mean) {
 
 void print_bench_row(const engine::DerBenchResult& r) {
   const engine::DerBenchCase& c = r.config;
-  std::printf("%-9s %-6s %-10s %-4s %8d %4d", c.backend.c_str(), c.precision.c_str(),
-              c.integrator.c_str(), c.collisions ? "on" : "off", c.strands, c.vertices);
+  std::printf("%-8s %-9s %-6s %-10s %-4s %8d %4d", c.model.c_str(), c.backend.c_str(),
+              c.precision.c_str(), c.integrator.c_str(), c.collisions ? "on" : "off", c.strands,
+              c.vertices);
   if (r.ran)
-    std::printf(" %10.3f %12.3e %6s %6s %7s  %s\n", r.ms_per_step, r.svu_per_second,
+    std::printf(" %10.3f %12.3e %6s %6s %7s %6s %6s  %s\n", r.ms_per_step, r.svu_per_second,
                 iterations(r.projection_iterations).c_str(), iterations(r.twist_iterations).c_str(),
-                iterations(r.contacts).c_str(), r.device.c_str());
+                iterations(r.contacts).c_str(), iterations(r.newton_iterations).c_str(),
+                iterations(r.pcg_iterations).c_str(), r.device.c_str());
   else
     std::printf("  skipped: %s\n", r.note.c_str());
   std::fflush(stdout);
@@ -309,15 +311,14 @@ void print_bench_row(const engine::DerBenchResult& r) {
 // Prints one row per case (and writes them all to --json): ms/step, strand-vertex updates per
 // second, mean iterations (projection, twist Newton) and contacts per strand and step.
 int cmd_bench(const BenchArgs& a) {
-  if (a.model != "der") throw Error("--model", "only 'der' runs on the engine so far");
   if (!a.json.empty() && std::filesystem::path(a.json).extension() != ".json")
     throw Error("--json", "expected a .json file name");
   for (const std::string& c : a.collisions)
     if (c != "on" && c != "off") throw Error("--collisions", "must be on or off (got '" + c + "')");
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-9s %-6s %-10s %-4s %8s %4s %10s %12s %6s %6s %7s  %s\n", "backend", "prec",
-              "integrator", "coll", "strands", "vert", "ms/step", "SVU/s", "proj", "twist",
-              "contact", "device");
+  std::printf("%-8s %-9s %-6s %-10s %-4s %8s %4s %10s %12s %6s %6s %7s %6s %6s  %s\n", "model",
+              "backend", "prec", "integrator", "coll", "strands", "vert", "ms/step", "SVU/s",
+              "proj", "twist", "contact", "newton", "pcg", "device");
   for (const std::string& backend : a.backends)
     for (const std::string& precision : a.precisions)
       for (const std::string& integrator : a.integrators)
@@ -326,7 +327,7 @@ int cmd_bench(const BenchArgs& a) {
             for (int v : a.vertices) {
               if (backend == "reference" && precision != "double") continue;
               const engine::DerBenchResult r = engine::run_der_bench(
-                  {backend, precision, integrator, collisions == "on", n, v, a.steps});
+                  {a.model, backend, precision, integrator, collisions == "on", n, v, a.steps});
               print_bench_row(r);
               rows.push_back(engine::to_json(r));
             }
@@ -412,7 +413,10 @@ int run(int argc, char** argv) {
   BenchArgs bench_args;
   auto* bench = app.add_subcommand(
       "bench", "Time DER steps of generated hair on a still head, per backend and integrator");
-  bench->add_option("--model", bench_args.model, "rod model (der)")->capture_default_str();
+  bench
+      ->add_option("--model", bench_args.model,
+                   "rod model (der, cosserat: implicit, no collisions yet)")
+      ->capture_default_str();
   bench->add_option("--backend", bench_args.backends, "reference, cpu, cuda (comma list)")
       ->delimiter(',')
       ->capture_default_str();

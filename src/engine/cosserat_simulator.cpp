@@ -119,7 +119,10 @@ class CosseratCpuSimulator final : public Simulator {
  public:
   CosseratCpuSimulator(const HairSetup& setup, int vertices)
       : Simulator(int(setup.strands.strand_count()), vertices, setup.dt),
-        batch_(int(setup.strands.strand_count()), vertices),
+        // One strand per tile on the host: each strand's arrays contiguous. Measured at 1000 x 32
+        // (double, 2 threads): 68.6 ms per step against 303 ms with tiles of 32 (the layout the
+        // GPU wants) and 207 ms with 8; the per-strand step walks ~150 values per vertex.
+        batch_(int(setup.strands.strand_count()), vertices, 1),
         settings_(kernel_settings(cosserat_settings(setup))),
         head_(setup.head),
         gravity_(setup.gravity) {

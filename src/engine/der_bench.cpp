@@ -21,7 +21,7 @@ HairSetup bench_setup(const DerBenchCase& c) {
   style.vertices = c.vertices;
   HairSetup setup;
   setup.strands = generate_hairstyle(style);
-  setup.damping = 1;
+  setup.damping = c.model == "der" ? 1 : 0;  // cosserat: no damping yet (implicit Euler damps)
   const double h = 0.9 * style.length / (c.vertices - 1);
   const RodMaterial& m = setup.material;
   setup.integrator = c.integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;
@@ -54,6 +54,12 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
     throw Error("--precision", "must be float or double (got '" + c.precision + "')");
   if (c.integrator != "symplectic" && c.integrator != "implicit")
     throw Error("--integrator", "must be symplectic or implicit (got '" + c.integrator + "')");
+  if (c.model != "der" && c.model != "cosserat")
+    throw Error("--model", "must be der or cosserat (got '" + c.model + "')");
+  if (c.model == "cosserat" && c.integrator != "implicit")
+    throw Error("--integrator", "model cosserat steps implicit Euler only: use implicit");
+  if (c.model == "cosserat" && c.collisions)
+    throw Error("--collisions", "model cosserat runs without colliders on the engine so far");
   if (backend == Backend::reference && c.precision != "double")
     throw Error("--precision", "the reference backend runs in double only");
   if (c.strands < 1 || c.vertices < 3 || c.steps < 1)
@@ -64,7 +70,7 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
   r.dt = setup.dt;
   std::unique_ptr<Simulator> sim;
   try {
-    sim = Simulator::create(setup, {"der", backend, parse_precision(c.precision)});
+    sim = Simulator::create(setup, {c.model, backend, parse_precision(c.precision)});
   } catch (const RunFailure& e) {  // cuda: no device, or not built
     r.note = e.what();
     return r;
@@ -81,8 +87,14 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
   r.svu_per_second = double(c.strands) * c.vertices / (r.ms_per_step * 1e-3);
   const double strand_steps = double(c.strands) * (c.steps + kWarmUpSteps);
   const bool symplectic = setup.integrator == Integrator::symplectic;
-  if (symplectic) r.projection_iterations = double(counts.projection_iterations) / strand_steps;
-  if (backend != Backend::reference) {
+  if (c.model == "cosserat") {
+    r.newton_iterations = double(counts.newton_iterations) / strand_steps;
+    r.pcg_iterations =
+        counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0;
+  } else if (symplectic) {
+    r.projection_iterations = double(counts.projection_iterations) / strand_steps;
+  }
+  if (backend != Backend::reference && c.model == "der") {
     r.twist_iterations = double(counts.twist_iterations) / strand_steps;
     r.contacts = double(counts.contacts) / strand_steps;
   }
@@ -91,7 +103,7 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
 }
 
 nlohmann::json to_json(const DerBenchResult& r) {
-  return {{"model", "der"},
+  return {{"model", r.config.model},
           {"integrator", r.config.integrator},
           {"collisions", r.config.collisions},
           {"backend", r.config.backend},
@@ -107,7 +119,9 @@ nlohmann::json to_json(const DerBenchResult& r) {
           {"svu_per_second", r.svu_per_second},
           {"projection_iterations", r.projection_iterations},
           {"twist_iterations", r.twist_iterations},
-          {"contacts", r.contacts}};
+          {"contacts", r.contacts},
+          {"newton_iterations", r.newton_iterations},
+          {"pcg_iterations_per_solve", r.pcg_iterations}};
 }
 
 }  // namespace hairsim::engine

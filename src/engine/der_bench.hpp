@@ -1,8 +1,8 @@
 #pragma once
-// `hairsim bench` for DER: steps of a generated hairstyle (wavy, human hair, roots clamped to a
-// still head, gravity, damping) timed through the simulator API on a backend: reference (one
-// strand at a time, Eigen), cpu (batched kernels, all cores) or cuda (the same kernels, one
-// thread per strand); either integrator, with or without the head collider.
+// `hairsim bench` for DER (and Cosserat: --model cosserat): steps of a generated hairstyle (wavy,
+// human hair, roots clamped to a still head, gravity, damping) timed through the simulator API on a
+// backend: reference (one strand at a time, Eigen), cpu (batched kernels, all cores) or cuda (the
+// same kernels, one thread per strand); either integrator, with or without the head collider.
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,7 @@
 namespace hairsim::engine {
 
 struct DerBenchCase {
+  std::string model = "der";              // der, cosserat (implicit, no collisions yet)
   std::string backend;                    // reference, cpu, cuda
   std::string precision;                  // float, double (reference: double)
   std::string integrator = "symplectic";  // symplectic, implicit
@@ -25,6 +26,8 @@ struct DerBenchResult {
   std::string device;         // CPU model and threads, or GPU name
   // Means per strand and step (-1 where the backend does not count them).
   double projection_iterations = -1, twist_iterations = -1, contacts = -1;
+  // Cosserat: Newton iterations per strand and step, PCG iterations per solve.
+  double newton_iterations = -1, pcg_iterations = -1;
   bool ran = false;  // false: backend not available here (`note` says why)
   std::string note;
 };
