@@ -123,11 +123,36 @@ TEST(Cli, BenchWritesOneRowPerCase) {
   EXPECT_EQ(collision_rows, 8);
 }
 
+TEST(Cli, BenchRunsTheCosseratModel) {
+  // --model cosserat: the reference and cpu rows report Newton iterations per strand-step
+  // (at least one: the hair moves under gravity from rest) and PCG iterations per solve.
+  ScratchDir dir;
+  const auto r = run_cli(
+      "bench --model cosserat --integrator implicit --backend reference,cpu "
+      "--precision double --strands 8 --vertices 12 --steps 2 --json '" +
+          (dir / "bench.json").string() + "'",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto bytes = test::read_bytes(dir / "bench.json");
+  const auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["model"], "cosserat");
+    EXPECT_TRUE(row["ran"].get<bool>());
+    EXPECT_GE(row["newton_iterations"].get<double>(), 1.0);
+    EXPECT_GE(row["pcg_iterations_per_solve"].get<double>(), 1.0);
+  }
+  EXPECT_EQ(rows[0]["newton_iterations"], rows[1]["newton_iterations"]);  // the same solves
+}
+
 TEST(Cli, BenchRejectsUnknownBackendAndModel) {
   ScratchDir dir;
   for (const auto& [args, message] :
        {std::pair{"bench --backend gpu", "--backend: must be reference, cpu or cuda"},
-        std::pair{"bench --model cosserat", "--model: only 'der' runs on the engine so far"},
+        std::pair{"bench --model superhelix", "--model: must be der or cosserat"},
+        std::pair{"bench --model cosserat", "--integrator: model cosserat steps implicit Euler"},
+        std::pair{"bench --model cosserat --integrator implicit --collisions on",
+                  "--collisions: model cosserat runs without colliders"},
         std::pair{"bench --precision half", "--precision: must be float or double"},
         std::pair{"bench --integrator rk4", "--integrator: must be symplectic or implicit"},
         std::pair{"bench --collisions maybe", "--collisions: must be on or off"},
