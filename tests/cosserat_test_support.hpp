@@ -46,6 +46,14 @@ inline RandomRod random_rod(int vertices, double stiffness, double spread, unsig
   for (const Vec4& q : k.q) r.start.q.push_back(q);
   for (std::size_t i = 0; i < k.q.size(); ++i)
     r.start.rotation_dt.push_back(0.05 * Vec3(u(rng), u(rng), u(rng)));
+  // Damping and air drag: a random symmetric positive semi-definite C_j per vertex (an
+  // anisotropic drag of hair-like size, 1e-4 N s/m² x 1 cm), a random wind.
+  for (const Vec3& p : k.x) {
+    const Vec3 t = Vec3(u(rng), u(rng), u(rng)).normalized();
+    r.start.start.push_back(p);
+    r.start.resistance.push_back(1e-6 * (Mat3::Identity() - 0.5 * t * t.transpose()));
+    r.start.air_force.push_back(1e-6 * Vec3(u(rng), u(rng), u(rng)));
+  }
   return r;
 }
 

@@ -53,7 +53,8 @@ MatX dense_j(const Kinematics& k) {
 MatX dense_h(const HessianX& h, const RestShape& rest) {
   const int n = rest.vertex_count();
   MatX m = MatX::Zero(x_size(n), x_size(n));
-  for (int j = 0; j < n; ++j) m.block<3, 3>(3 * j, 3 * j) = h.h[j] * Mat3::Identity();
+  for (int j = 0; j < n; ++j)
+    m.block<3, 3>(3 * j, 3 * j) = h.h[j] * Mat3::Identity() + h.resistance_dt[j];
   for (int i = 0; i + 1 < n; ++i) m.block<4, 4>(3 * n + 4 * i, 3 * n + 4 * i) += h.mq[i];
   for (int v = 1; v + 1 < n; ++v) {
     MatX g = MatX::Zero(3, x_size(n));

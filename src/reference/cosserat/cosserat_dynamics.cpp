@@ -264,6 +264,19 @@ double line_search(const CosseratRod& rod, const StepStart& start, const VecX& s
 
 // --- One step ------------------------------------------------------------------------------
 
+// D_j of vertex j: the drag ℓ_j [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ], t the mean of the adjacent segments'
+// directions (normalised), ℓ_j the vertex's share of the rest length.
+Mat3 drag(const CosseratRod& rod, const Kinematics& k, int j) {
+  const int n = rod.rest.vertex_count();
+  const Vec3 sum = (j > 0 ? Vec3(k.x[j] - k.x[j - 1]).normalized() : Vec3::Zero()) +
+                   (j + 1 < n ? Vec3(k.x[j + 1] - k.x[j]).normalized() : Vec3::Zero());
+  const Vec3 t = sum.norm() > 0 ? Vec3(sum.normalized()) : Vec3::Zero();
+  const double share =
+      0.5 * ((j > 0 ? rod.rest.length[j - 1] : 0.0) + (j + 1 < n ? rod.rest.length[j] : 0.0));
+  const Mat3 along = t * t.transpose();
+  return share * (rod.drag_normal * (Mat3::Identity() - along) + rod.drag_tangent * along);
+}
+
 StepStart step_start(const CosseratRod& rod, const Kinematics& k, double dt) {
   StepStart start;
   start.dt = dt;
@@ -272,6 +285,15 @@ StepStart step_start(const CosseratRod& rod, const Kinematics& k, double dt) {
   for (std::size_t j = 0; j < k.x.size(); ++j)
     start.predicted.push_back(k.x[j] + dt * rod.velocity[j]);
   for (const Vec3& w : rod.angular_velocity) start.rotation_dt.push_back(dt * w);
+  if (rod.damping != 0 || rod.drag_normal != 0 || rod.drag_tangent != 0) {
+    start.start = k.x;
+    for (int j = 0; j < rod.rest.vertex_count(); ++j) {
+      const Mat3 d = drag(rod, k, j);
+      const kernels::Vector3<double> w = rod.wind.at(to_kernel(k.x[j]), rod.time);
+      start.resistance.push_back(d + rod.damping * rod.rest.mass[j] * Mat3::Identity());
+      start.air_force.push_back(d * Vec3(w.x, w.y, w.z));
+    }
+  }
   return start;
 }
 

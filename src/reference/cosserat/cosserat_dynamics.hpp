@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/colliders.hpp"
+#include "common/wind.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/cosserat/cosserat_solver.hpp"
 
@@ -44,6 +45,13 @@ struct CosseratRod {
   std::vector<Vec3> velocity;          // ṗ per vertex (m/s)
   std::vector<Vec3> angular_velocity;  // Ω per segment, body frame (rad/s)
   Vec3 gravity = Vec3::Zero();         // m/s²
+  // Linear resistance, taken implicitly (StepStart::resistance): viscous damping, force
+  // -damping m ṗ, and air drag per unit length as DER's (kernels/der/der_strand.hpp,
+  // drag_matrix): -ℓ [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ] (ṗ - wind), t the vertex's tangent at the step's
+  // start, the wind evaluated there.
+  double damping = 0;                        // 1/s
+  double drag_normal = 0, drag_tangent = 0;  // N s/m²
+  kernels::WindField<double> wind;
   RootClamp root;
   std::vector<kernels::Collider<double>> obstacles;  // static, world frame
   double contact_thickness = 0;     // δ: how far the centerline stays from obstacles (m)

@@ -77,6 +77,10 @@ EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape&
   const double inv_dt2 = 1 / (start.dt * start.dt);
   for (int j = 0; j < n; ++j)  // eq. (30)
     e.translational += 0.5 * rest.mass[j] * inv_dt2 * (k.x[j] - start.predicted[j]).squaredNorm();
+  for (std::size_t j = 0; j < start.resistance.size(); ++j) {
+    const Vec3 d = k.x[j] - start.start[j];
+    e.resistance += 0.5 / start.dt * d.dot(start.resistance[j] * d) - d.dot(start.air_force[j]);
+  }
   for (int i = 0; i + 1 < n; ++i) {  // eq. (31)
     const Vec3 err = rotational_term(start, k.q[i], i).error;
     e.rotational += 0.5 * rest.length[i] * inv_dt2 * err.dot(rest.inertia.asDiagonal() * err);
@@ -92,6 +96,8 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
   g.q.assign(n - 1, Vec4::Zero());
   for (int j = 0; j < n; ++j)
     g.p[j] = rest.mass[j] * (inv_dt2 * (k.x[j] - start.predicted[j]) - start.gravity);
+  for (std::size_t j = 0; j < start.resistance.size(); ++j)
+    g.p[j] += start.resistance[j] * (k.x[j] - start.start[j]) / start.dt - start.air_force[j];
   for (int v = 1; v + 1 < n; ++v) {
     const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]);
     const Vec3 moment = rest.voronoi[v] * rest.stiffness.asDiagonal() * (d.value - rest.darboux[v]);
@@ -111,6 +117,7 @@ HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& r
   HessianX h;
   h.h.resize(n);
   for (int j = 0; j < n; ++j) h.h[j] = rest.mass[j] * inv_dt2;
+  for (const Mat3& c : start.resistance) h.resistance_dt.push_back(c / start.dt);
   h.mq.resize(n - 1);
   for (int i = 0; i + 1 < n; ++i) {
     const Mat34 r = rotational_term(start, k.q[i], i).r;

@@ -100,8 +100,14 @@ Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi);
 
 // What implicit Euler remembers of the last step: the kinetic terms of eqs. (30)-(31).
 struct StepStart {
-  double dt = 0;                  // Δt (s)
-  std::vector<Vec3> predicted;    // p_t + Δt ṗ_t per vertex (m)
+  double dt = 0;                // Δt (s)
+  std::vector<Vec3> predicted;  // p_t + Δt ṗ_t per vertex (m)
+  // Linear resistance per vertex (damping and air drag, implicit): force -C_j ṗ_j + D_j w_j,
+  // C_j = D_j + d m_j I (drag D_j, damping d), w_j the wind, as the energy term
+  // (1/2Δt) |p - p_t|²_C - (p - p_t) . D_j w_j. Empty: none.
+  std::vector<Vec3> start;        // p_t per vertex (m)
+  std::vector<Mat3> resistance;   // C_j (N s/m)
+  std::vector<Vec3> air_force;    // D_j w_j (N)
   std::vector<Vec4> q;            // q_t per segment
   std::vector<Vec3> rotation_dt;  // Δt Ω_t: body angular velocity times Δt per segment (rad)
   Vec3 gravity = Vec3::Zero();    // m/s²
@@ -112,7 +118,10 @@ struct EnergyTerms {
   double translational = 0;       // eq. (30) (J)
   double rotational = 0;          // eq. (31), per segment (docs/models/cosserat.md) (J)
   double gravity = 0;             // -Σ m_j g . p_j (J)
-  double total() const { return bending + twist + translational + rotational + gravity; }
+  double resistance = 0;          // the damping and drag term (J)
+  double total() const {
+    return bending + twist + translational + rotational + gravity + resistance;
+  }
 };
 EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape& rest);
 // The potential part alone (bending, twist, gravity; kinetic terms 0).
@@ -130,9 +139,10 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
 // K_q the Gauss-Newton part of the bending and twisting Hessian, Σ_k l̄_k G_kᵀ K G_k, G_k the
 // Darboux vector's derivative (positive semi-definite; the paper assumes H positive definite).
 struct HessianX {
-  std::vector<double> h;      // m_j / Δt² per vertex
-  std::vector<Mat4> mq;       // M_q,i / Δt² per segment (block diagonal)
-  std::vector<Darboux> bend;  // G_k per interior vertex (entries 0 and n-1 unused)
+  std::vector<double> h;            // m_j / Δt² per vertex
+  std::vector<Mat3> resistance_dt;  // C_j / Δt per vertex (empty without resistance)
+  std::vector<Mat4> mq;             // M_q,i / Δt² per segment (block diagonal)
+  std::vector<Darboux> bend;        // G_k per interior vertex (entries 0 and n-1 unused)
 };
 HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& rest);
 

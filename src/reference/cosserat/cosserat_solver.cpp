@@ -39,6 +39,7 @@ XVector apply_h(const HessianX& h, const RestShape& rest, const XVector& y) {
   out.p.resize(n);
   out.q.resize(n - 1);
   for (int j = 0; j < n; ++j) out.p[j] = h.h[j] * y.p[j];
+  for (std::size_t j = 0; j < h.resistance_dt.size(); ++j) out.p[j] += h.resistance_dt[j] * y.p[j];
   for (int i = 0; i + 1 < n; ++i) out.q[i] = h.mq[i] * y.q[i];
   for (int v = 1; v + 1 < n; ++v) {  // K_q = Σ_v l̄_v G_vᵀ K G_v
     const Darboux& g = h.bend[v];
@@ -94,14 +95,19 @@ BlockTridiagonal build_preconditioner(const NewtonSystem& system, Preconditioner
   BlockTridiagonal p;
   p.diag.assign(n, Mat3::Zero());
   p.upper.assign(n, Mat3::Zero());
-  // Translational part, diagonal blocks only (eqs. 23, 28): Σ_j h_j for the root and
-  // J^iᵀ J^i Σ_{j>i} h_j for segment i (H_p is lumped: h_j I).
-  double beyond = 0;
+  // Translational part, diagonal blocks only (eqs. 23, 28): Σ_j H_j for the root and
+  // J^iᵀ (Σ_{j>i} H_j) J^i for segment i, H_j = h_j I (+ C_j / Δt with resistance).
+  auto block = [&](int j) -> Mat3 {
+    Mat3 b = h.h[j] * Mat3::Identity();
+    if (!h.resistance_dt.empty()) b += h.resistance_dt[j];
+    return b;
+  };
+  Mat3 beyond = Mat3::Zero();
   for (int i = segments - 1; i >= 0; --i) {
-    beyond += h.h[i + 1];
-    p.diag[1 + i] = beyond * k.dx[i].transpose() * k.dx[i];
+    beyond += block(i + 1);
+    p.diag[1 + i] = k.dx[i].transpose() * beyond * k.dx[i];
   }
-  p.diag[0] = (beyond + h.h[0]) * Mat3::Identity();
+  p.diag[0] = beyond + block(0);
   // Rotational part J_{q,ω}ᵀ H_q J_{q,ω} (eq. 27 with block-diagonal J_{q,ω}): block
   // tridiagonal, M_q / Δt² on the diagonal, K_q's blocks on and beside it.
   for (int i = 0; i < segments; ++i) p.diag[1 + i] += k.dq[i].transpose() * h.mq[i] * k.dq[i];
