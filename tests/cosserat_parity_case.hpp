@@ -1,11 +1,13 @@
 #pragma once
 // The Cosserat parity case (issue 7), shared by tests/parity/ (cpu kernels) and tests/gpu/ (cuda):
-// 16 curly hairs clamped to a head that turns and shakes, under gravity, 200 steps of 1 ms.
+// 16 curly hairs clamped to a head that turns and shakes, under gravity, damping, air drag and a
+// gusty wind, 200 steps of 1 ms.
 #include <cmath>
 #include <numbers>
 #include <random>
 #include <vector>
 
+#include "common/wind.hpp"
 #include "cosserat/cosserat_strand.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
 
@@ -31,6 +33,26 @@ struct Hair {
 };
 
 // The head's motion: turning and nodding about its centre, shaking sideways.
+// Damping, air drag (Stokes drag of a hair, resistive-force anisotropy) and a gusty wind (4
+// modes, 0.3 m/s RMS at 2 Hz over 0.2 m).
+constexpr double kDamping = 0.5, kDragNormal = 1e-4, kDragTangent = 5e-5;
+inline kernels::WindField<double> wind() {
+  return kernels::make_gusts({0.5, 0, 0.2}, 0.3, 2, 0.2, 4, 11);
+}
+
+// The kernels' loads for the step from time t.
+template <class T>
+kernels::cosserat::Loads<T> loads_at(double t) {
+  kernels::cosserat::Loads<T> l;
+  l.gravity[1] = T(-9.81);
+  l.damping = T(kDamping);
+  l.drag_normal = T(kDragNormal);
+  l.drag_tangent = T(kDragTangent);
+  l.wind = kernels::convert<T>(wind());
+  l.time = T(t);
+  return l;
+}
+
 inline ClampMotion head_motion() {
   ClampMotion m;
   m.rotation_amplitude = Vec3(0.3, 0.5, 0.2);
@@ -60,6 +82,10 @@ inline std::vector<cosserat::CosseratRod> reference_rods() {
         cosserat::rod_at_rest(x, hair.stiffness(), hair.inertia(), hair.linear_density());
     cosserat::clamp_root(rod, head_motion());
     rod.gravity = Vec3(0, -9.81, 0);
+    rod.damping = kDamping;
+    rod.drag_normal = kDragNormal;
+    rod.drag_tangent = kDragTangent;
+    rod.wind = wind();
     rods.push_back(rod);
   }
   return rods;

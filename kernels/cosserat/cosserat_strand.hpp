@@ -12,6 +12,7 @@
 #include "common/hd.hpp"
 #include "common/small_matrix.hpp"
 #include "common/strided.hpp"
+#include "common/wind.hpp"
 
 namespace hairsim::kernels::cosserat {
 
@@ -42,6 +43,8 @@ struct CosseratBatchArrays {
   T* start_x = nullptr;      // p_t (3 per vertex)
   T* start_q = nullptr;      // q_t (4 per segment)
   T* rotation_dt = nullptr;  // Δt Ω_t (3 per segment)
+  T* resistance = nullptr;   // C_j = D_j + d m_j I, 3 x 3 row-major (9 per vertex; Loads)
+  T* air_force = nullptr;    // D_j w_j, N (3 per vertex)
   // Kinematics of the current s (one place computes them).
   T* q = nullptr;          // 4 per segment
   T* dq = nullptr;         // ∂q/∂ω, 4 x 3 row-major (12 per segment)
@@ -75,6 +78,7 @@ HS_HD void for_each_array(CosseratBatchArrays<T>& a, F&& f) {
   f(a.length, e), f(a.darboux, 3 * v), f(a.mass, v), f(a.stiffness, 3), f(a.inertia, 3);
   f(a.root_rest, 3), f(a.frame_rest, 9);
   f(a.predicted, 3 * v), f(a.start_x, 3 * v), f(a.start_q, 4 * e), f(a.rotation_dt, 3 * e);
+  f(a.resistance, 9 * v), f(a.air_force, 3 * v);
   f(a.q, 4 * e), f(a.dq, 12 * e), f(a.x, 3 * v), f(a.dx, 9 * e);
   f(a.bend_prev, 12 * v), f(a.bend_next, 12 * v), f(a.mq, 16 * e);
   f(a.saved, 3 * v), f(a.gradient, 3 * v), f(a.step, 3 * v), f(a.residual, 3 * v);
@@ -247,6 +251,20 @@ HS_HD RotationalTerm<T> rotational_term(const Strand<T>& st, const V4<T>& q, int
           relative_rotation(qt, q) - st.template get<3, 1>(st.a.rotation_dt, i)};
 }
 
+// External loads of a step: gravity, and the linear resistance the reference takes implicitly
+// (cosserat::CosseratRod): viscous damping -d m ṗ and air drag -ℓ [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ] (ṗ - w).
+template <class T>
+struct Loads {
+  V3<T> gravity = V3<T>::zero();        // m/s²
+  T damping = 0;                        // 1/s
+  T drag_normal = 0, drag_tangent = 0;  // N s/m²
+  WindField<T> wind;                    // evaluated at the step's start
+  T time = 0;                           // s, the step's start (the wind's clock)
+  HS_HD bool resistive() const {
+    return damping != T(0) || drag_normal != T(0) || drag_tangent != T(0);
+  }
+};
+
 template <class T>
 struct Energy {
   T total = 0;
@@ -254,11 +272,12 @@ struct Energy {
 };
 // E of eq. (8a) at the current kinematics.
 template <class T>
-HS_HD Energy<T> energy(const Strand<T>& st, T dt, const V3<T>& gravity) {
+HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
+  const V3<T>& gravity = loads.gravity;
   const auto& a = st.a;
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0), j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
-  T bend = 0, twist = 0, trans = 0, rot = 0, grav = 0;
+  T bend = 0, twist = 0, trans = 0, rot = 0, grav = 0, resist = 0;
   for (int v = 1; v + 1 < st.vertices(); ++v) {
     const T l = voronoi(st, v);
     const V3<T> strain =
@@ -274,13 +293,19 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const V3<T>& gravity) {
     trans += T(0.5) * m * inv_dt2 * dot(d, d);
     grav -= m * dot(gravity, x);
   }
+  if (loads.resistive())
+    for (int v = 0; v < st.vertices(); ++v) {
+      const V3<T> d = st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v);
+      resist += T(0.5) / dt * dot(d, st.template get<3, 3>(a.resistance, v) * d) -
+                dot(d, st.template get<3, 1>(a.air_force, v));
+    }
   for (int i = 0; i < st.segments(); ++i) {
     const V3<T> e = rotational_term(st, st.template get<4, 1>(a.q, i), i).error;
     rot += T(0.5) * st.rows(a.length)[i] * inv_dt2 * dot(e, scale_rows(j, e));
   }
   const auto abs = [](T v) { return v < T(0) ? -v : v; };
-  return {bend + twist + trans + rot + grav,
-          abs(bend) + abs(twist) + abs(trans) + abs(rot) + abs(grav)};
+  return {bend + twist + trans + rot + grav + resist,
+          abs(bend) + abs(twist) + abs(trans) + abs(rot) + abs(grav) + abs(resist)};
 }
 
 // --- Products (§3.2) ---------------------------------------------------------------------------
@@ -315,15 +340,22 @@ HS_HD void apply_j(const Strand<T>& st, T* v) {
 
 // b = Jᵀ ∂E/∂x into `gradient`, the fixed root blocks zeroed.
 template <class T>
-HS_HD void compute_gradient(const Strand<T>& st, T dt, const V3<T>& gravity, T* out) {
+HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T* out) {
   const auto& a = st.a;
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0), j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
   for (int v = 0; v < st.vertices(); ++v) {
     const T m = st.rows(a.mass)[v];
-    st.set(a.xp, v,
-           m * (inv_dt2 * (st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.predicted, v)) -
-                gravity));
+    V3<T> g =
+        m * (inv_dt2 * (st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.predicted, v)) -
+             loads.gravity);
+    if (loads.resistive()) {  // C (p - p_t) / Δt - D w
+      const V3<T> cd = st.template get<3, 3>(a.resistance, v) *
+                       (st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v));
+      const V3<T> f = st.template get<3, 1>(a.air_force, v);
+      for (int c = 0; c < 3; ++c) g[c] += cd[c] / dt - f[c];
+    }
+    st.set(a.xp, v, g);
   }
   for (int i = 0; i < st.segments(); ++i) {
     const RotationalTerm<T> t = rotational_term(st, st.template get<4, 1>(a.q, i), i);
@@ -361,15 +393,27 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt) {
   }
 }
 
+// C_j / Δt (divided entry by entry, as the reference's Mat3 / Δt).
+template <class T>
+HS_HD M3<T> resistance_dt(const Strand<T>& st, T dt, int v) {
+  M3<T> c = st.template get<3, 3>(st.a.resistance, v);
+  for (int k = 0; k < 9; ++k) c[k] = c[k] / dt;
+  return c;
+}
+
 // out = A v on the free blocks (v's fixed blocks are zero), 0 on the fixed ones.
 template <class T>
-HS_HD void apply_a(const Strand<T>& st, T dt, T* v, T* out) {
+HS_HD void apply_a(const Strand<T>& st, T dt, bool resistive, T* v, T* out) {
   const auto& a = st.a;
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0);
   const T inv_dt2 = T(1) / (dt * dt);
   apply_j(st, v);
-  for (int p = 0; p < st.vertices(); ++p)
-    st.set(a.hp, p, (st.rows(a.mass)[p] * inv_dt2) * st.template get<3, 1>(a.xp, p));
+  for (int p = 0; p < st.vertices(); ++p) {
+    const V3<T> y = st.template get<3, 1>(a.xp, p);
+    V3<T> hy = (st.rows(a.mass)[p] * inv_dt2) * y;
+    if (resistive) hy += resistance_dt(st, dt, p) * y;
+    st.set(a.hp, p, hy);
+  }
   for (int i = 0; i < st.segments(); ++i)
     st.set(a.hq, i, st.template get<4, 4>(a.mq, i) * st.template get<4, 1>(a.xq, i));
   for (int p = 1; p + 1 < st.vertices(); ++p) {
@@ -390,21 +434,27 @@ HS_HD void apply_a(const Strand<T>& st, T dt, T* v, T* out) {
 enum class Preconditioner : int { diagonal = 0, block_diagonal = 1, hybrid = 2 };
 
 template <class T>
-HS_HD void build_preconditioner(const Strand<T>& st, T dt, Preconditioner kind) {
+HS_HD void build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preconditioner kind) {
   const auto& a = st.a;
   const int n = st.vertices();
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0);
   const T inv_dt2 = T(1) / (dt * dt);
-  T beyond = 0;
+  // H_j = h_j I (+ C_j / Δt), summed beyond each segment (eq. 28).
+  auto block = [&](int j) {
+    M3<T> b = (st.rows(a.mass)[j] * inv_dt2) * M3<T>::identity();
+    if (resistive) b += resistance_dt(st, dt, j);
+    return b;
+  };
+  M3<T> beyond = M3<T>::zero();
   for (int i = st.segments() - 1; i >= 0; --i) {
-    beyond += st.rows(a.mass)[i + 1] * inv_dt2;
+    beyond += block(i + 1);
     const M3<T> dx = st.template get<3, 3>(a.dx, i);
     const Mat<T, 4, 3> dq = st.template get<4, 3>(a.dq, i);
     st.set(a.pc_diag, 1 + i,
-           beyond * transpose_times(dx, dx) +
+           transpose_times(dx, beyond) * dx +
                transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq));
   }
-  st.set(a.pc_diag, 0, (beyond + st.rows(a.mass)[0] * inv_dt2) * M3<T>::identity());
+  st.set(a.pc_diag, 0, beyond + block(0));
   for (int b = 0; b < n; ++b) st.set(a.pc_upper, b, M3<T>::zero());
   for (int v = 1; v + 1 < n; ++v) {
     const T l = voronoi(st, v);
@@ -458,7 +508,8 @@ HS_HD T s_dot(const Strand<T>& st, T* u, T* v) {
 // Solves A x = rhs from x = 0 (`x` and `rhs` distinct s-space arrays). Returns the iterations,
 // -1 on a singular preconditioner.
 template <class T>
-HS_HD int pcg(const Strand<T>& st, T dt, T* rhs, T* x, const PcgSettings& settings) {
+HS_HD int pcg(const Strand<T>& st, T dt, bool resistive, T* rhs, T* x,
+              const PcgSettings& settings) {
   const auto& a = st.a;
   const int size = 3 * st.vertices();
   const int max_iterations = settings.max_iterations > 0 ? settings.max_iterations : 2 * size;
@@ -476,7 +527,7 @@ HS_HD int pcg(const Strand<T>& st, T dt, T* rhs, T* x, const PcgSettings& settin
   T rz = s_dot(st, a.residual, a.precond);
   int it = 0;
   while (it < max_iterations) {
-    apply_a(st, dt, a.direction, a.product);
+    apply_a(st, dt, resistive, a.direction, a.product);
     const T dad = s_dot(st, a.direction, a.product);
     if (!(dad > T(0))) break;
     const T alpha = rz / dad;
@@ -574,9 +625,9 @@ HS_HD void set_trial(const Strand<T>& st, T alpha) {
 // predicts is above 1e-12 of the energy terms (1e-4 in float), else the slope test. `b` holds
 // the gradient at s. Returns α, 0 when none qualifies (s restored).
 template <class T>
-HS_HD T line_search(const Strand<T>& st, T dt, const V3<T>& gravity) {
+HS_HD T line_search(const Strand<T>& st, T dt, const Loads<T>& loads) {
   const auto& a = st.a;
-  const Energy<T> e0 = energy(st, dt, gravity);
+  const Energy<T> e0 = energy(st, dt, loads);
   const T slope = s_dot(st, a.gradient, a.step);
   const T resolution = sizeof(T) == sizeof(double) ? T(1e-12) : T(1e-4);
   const bool energy_resolves = -slope > resolution * e0.scale;
@@ -585,9 +636,9 @@ HS_HD T line_search(const Strand<T>& st, T dt, const V3<T>& gravity) {
     set_trial(st, alpha);
     bool accepted;
     if (energy_resolves) {
-      accepted = energy(st, dt, gravity).total <= e0.total + T(1e-4) * alpha * slope;
+      accepted = energy(st, dt, loads).total <= e0.total + T(1e-4) * alpha * slope;
     } else {
-      compute_gradient(st, dt, gravity, a.precond);
+      compute_gradient(st, dt, loads, a.precond);
       accepted = s_dot(st, a.precond, a.step) <= T(-0.9) * slope;
     }
     if (accepted) return alpha;
@@ -596,10 +647,45 @@ HS_HD T line_search(const Strand<T>& st, T dt, const V3<T>& gravity) {
   return T(0);
 }
 
+// v / |v| (entry by entry, as Eigen's normalized()); 0 stays 0.
+template <class T>
+HS_HD V3<T> normalized(V3<T> v) {
+  const T length = norm3(v);
+  if (length > T(0))
+    for (int k = 0; k < 3; ++k) v[k] = v[k] / length;
+  return v;
+}
+
+// C_j = D_j + d m_j I and D_j w_j at the step's start (the reference's step_start): D_j the
+// drag ℓ_j [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ], t the normalised mean of the adjacent segments' directions.
+template <class T>
+HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
+  const auto& a = st.a;
+  const int n = st.vertices();
+  const Strided<T> l = st.rows(a.length);
+  for (int j = 0; j < n; ++j) {
+    const V3<T> x = st.template get<3, 1>(a.x, j);
+    V3<T> sum = V3<T>::zero();
+    if (j > 0) sum += normalized(x - st.template get<3, 1>(a.x, j - 1));
+    if (j + 1 < n) sum += normalized(st.template get<3, 1>(a.x, j + 1) - x);
+    const V3<T> t = normalized(sum);
+    const T share = T(0.5) * ((j > 0 ? l[j - 1] : T(0)) + (j + 1 < n ? l[j] : T(0)));
+    M3<T> along;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) along(r, c) = t[r] * t[c];
+    const M3<T> d =
+        share * (loads.drag_normal * (M3<T>::identity() - along) + loads.drag_tangent * along);
+    const Vector3<T> w = loads.wind.at({x[0], x[1], x[2]}, loads.time);
+    const V3<T> wv{{{w.x}, {w.y}, {w.z}}};
+    st.set(a.resistance, j, d + (loads.damping * st.rows(a.mass)[j]) * M3<T>::identity());
+    st.set(a.air_force, j, d * wv);
+  }
+}
+
 // One implicit Euler step of `dt` (Alg. 1 without obstacles): the root moves to `pose`, then
 // inexact Newton with PCG and the line search, as the reference's `step`.
 template <class T>
-HS_HD StepCounts step(const Strand<T>& st, T dt, const V3<T>& gravity, const Pose<T>& pose,
+HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads, const Pose<T>& pose,
                       const StepSettings& settings) {
   const auto& a = st.a;
   StepCounts counts;
@@ -615,18 +701,19 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const V3<T>& gravity, const Pos
     st.set(a.start_q, i, st.template get<4, 1>(a.q, i));
     st.set(a.rotation_dt, i, dt * st.template get<3, 1>(a.spin, i));
   }
+  if (loads.resistive()) set_resistance(st, loads);
   place_root(st, pose);
   const int size = 3 * st.vertices();
   for (int it = 0;; ++it) {
     compute_kinematics(st);
-    compute_gradient(st, dt, gravity, a.gradient);
+    compute_gradient(st, dt, loads, a.gradient);
     if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;
     if (it == settings.newton_max_iterations) break;
     compute_hessian(st, dt);
-    build_preconditioner(st, dt, settings.preconditioner);
+    build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
     const Strided<T> b = st.rows(a.gradient), saved = st.rows(a.saved), s = st.rows(a.config);
     for (int k = 0; k < size; ++k) b[k] = -b[k];
-    const int iterations = pcg(st, dt, a.gradient, a.step, settings.pcg);
+    const int iterations = pcg(st, dt, loads.resistive(), a.gradient, a.step, settings.pcg);
     for (int k = 0; k < size; ++k) b[k] = -b[k], saved[k] = s[k];
     ++counts.pcg_solves;
     if (iterations < 0) {
@@ -634,7 +721,7 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const V3<T>& gravity, const Pos
       break;
     }
     counts.pcg_iterations += iterations;
-    if (line_search(st, dt, gravity) == T(0)) break;
+    if (line_search(st, dt, loads) == T(0)) break;
     ++counts.newton;
   }
   compute_kinematics(st);

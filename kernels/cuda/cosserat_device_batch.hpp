@@ -49,8 +49,7 @@ constexpr int kCosseratCountFields = 4;
 // `counts` (device memory, kCosseratCountFields values) the strands' counts are added into it.
 template <class T>
 void cosserat_step(const kernels::cosserat::CosseratBatchArrays<T>& device_arrays, T dt,
-                   const kernels::cosserat::V3<T>& gravity,
-                   const kernels::cosserat::Pose<T>& pose,
+                   const kernels::cosserat::Loads<T>& loads, const kernels::cosserat::Pose<T>& pose,
                    const kernels::cosserat::StepSettings& settings,
                    unsigned long long* counts = nullptr, cudaStream_t stream = nullptr);
 

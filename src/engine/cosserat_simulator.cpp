@@ -23,6 +23,10 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
         cosserat::Vec3(rho_i, rho_i, 2 * rho_i), m.linear_density());
     cosserat::clamp_root(rod, setup.head);
     rod.gravity = setup.gravity;
+    rod.damping = setup.damping;
+    rod.drag_normal = setup.drag_normal;
+    rod.drag_tangent = setup.drag_tangent;
+    rod.wind = setup.wind;
     rods.push_back(std::move(rod));
   }
   return rods;
@@ -60,6 +64,20 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
   k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};
   return k;
 }
+
+template <class T>
+kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
+  kernels::cosserat::Loads<T> loads;
+  for (int k = 0; k < 3; ++k) loads.gravity[k] = T(setup.gravity(k));
+  loads.damping = T(setup.damping);
+  loads.drag_normal = T(setup.drag_normal);
+  loads.drag_tangent = T(setup.drag_tangent);
+  loads.wind = kernels::convert<T>(setup.wind);
+  loads.time = T(t);
+  return loads;
+}
+template kernels::cosserat::Loads<float> cosserat_loads(const HairSetup&, double);
+template kernels::cosserat::Loads<double> cosserat_loads(const HairSetup&, double);
 
 template <class T>
 kernels::cosserat::Pose<T> cosserat_head_pose(const ClampMotion& head, double t) {
@@ -125,14 +143,15 @@ class CosseratCpuSimulator final : public Simulator {
         batch_(int(setup.strands.strand_count()), vertices, 1),
         settings_(kernel_settings(cosserat_settings(setup))),
         head_(setup.head),
-        gravity_(setup.gravity) {
+        setup_(setup) {
     const std::vector<cosserat::CosseratRod> rods = cosserat_rods(setup);
     for (int s = 0; s < strands(); ++s) batch_.load(s, rods[std::size_t(s)]);
   }
 
   void step() override {
     const kernels::cosserat::StepCounts c =
-        batch_.step(T(dt()), gravity_, cosserat_head_pose<T>(head_, time() + dt()), settings_);
+        batch_.step(T(dt()), cosserat_loads<T>(setup_, time()),
+                    cosserat_head_pose<T>(head_, time() + dt()), settings_);
     counts_.newton_iterations += c.newton;
     counts_.pcg_iterations += c.pcg_iterations;
     counts_.pcg_solves += c.pcg_solves;
@@ -157,7 +176,7 @@ class CosseratCpuSimulator final : public Simulator {
   CosseratHostBatch<T> batch_;
   kernels::cosserat::StepSettings settings_;
   ClampMotion head_;
-  cosserat::Vec3 gravity_;
+  HairSetup setup_;  // the loads' source (gravity, damping, drag, wind)
   StepCounts counts_;
 };
 
@@ -168,10 +187,6 @@ std::unique_ptr<Simulator> make_cosserat_simulator(const HairSetup& setup,
   // What the Cosserat model does not take yet (issue 7): a clear error, not silence.
   if (!setup.colliders.empty())
     throw Error("colliders", "model 'cosserat' takes no colliders on the simulator yet");
-  if (setup.damping != 0) throw Error("damping", "model 'cosserat' takes no damping yet");
-  if (setup.drag_normal != 0 || setup.drag_tangent != 0 || setup.wind.mean.x != 0 ||
-      setup.wind.mean.y != 0 || setup.wind.mean.z != 0 || setup.wind.modes != 0)
-    throw Error("air", "model 'cosserat' takes no air drag or wind yet");
   const int vertices = int(setup.strands.strand_size(0));
   switch (options.backend) {
     case Backend::reference:

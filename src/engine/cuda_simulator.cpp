@@ -104,14 +104,14 @@ class CosseratCudaSimulator final : public Simulator {
         host_(int(setup.strands.strand_count()), vertices),
         settings_(kernel_settings(cosserat_settings(setup))),
         head_(setup.head),
-        gravity_{{{T(setup.gravity.x())}, {T(setup.gravity.y())}, {T(setup.gravity.z())}}},
+        setup_(setup),
         device_((load(setup), host_.arrays())),
         counts_(cuda::kCosseratCountFields) {
     counts_.zero_async(stream_.get());
   }
 
   void step() override {
-    cuda::cosserat_step(device_.arrays(), T(dt()), gravity_,
+    cuda::cosserat_step(device_.arrays(), T(dt()), cosserat_loads<T>(setup_, time()),
                         cosserat_head_pose<T>(head_, time() + dt()), settings_, counts_.data(),
                         stream_.get());
     ++steps_;
@@ -150,7 +150,7 @@ class CosseratCudaSimulator final : public Simulator {
   CosseratHostBatch<T> host_;  // the initial state, uploaded once; the readback's target
   kernels::cosserat::StepSettings settings_;
   ClampMotion head_;
-  kernels::cosserat::V3<T> gravity_;
+  HairSetup setup_;  // the loads' source
   cuda::CosseratDeviceBatch<T> device_;
   cuda::Stream stream_;
   cuda::DeviceBuffer<unsigned long long> counts_;

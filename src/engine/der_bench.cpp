@@ -21,7 +21,7 @@ HairSetup bench_setup(const DerBenchCase& c) {
   style.vertices = c.vertices;
   HairSetup setup;
   setup.strands = generate_hairstyle(style);
-  setup.damping = c.model == "der" ? 1 : 0;  // cosserat: no damping yet (implicit Euler damps)
+  setup.damping = 1;
   const double h = 0.9 * style.length / (c.vertices - 1);
   const RodMaterial& m = setup.material;
   setup.integrator = c.integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;

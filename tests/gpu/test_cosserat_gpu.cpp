@@ -34,12 +34,11 @@ void expect_device_follows_reference(double tolerance) {
   counts.upload(zero.data());
   const cosserat::SolverSettings settings = hair_settings();
   long reference_pcg = 0;
-  const kernels::cosserat::V3<T> g{{{T(0)}, {T(-9.81)}, {T(0)}}};
   for (int step = 1; step <= kSteps; ++step) {
     for (cosserat::CosseratRod& rod : rods)
       reference_pcg += cosserat::step(rod, kDt, settings).pcg_iterations;
-    cuda::cosserat_step(device.arrays(), T(kDt), g, pose_at<T>(step * kDt),
-                        kernel_settings(settings), counts.data());
+    cuda::cosserat_step(device.arrays(), T(kDt), loads_at<T>((step - 1) * kDt),
+                        pose_at<T>(step * kDt), kernel_settings(settings), counts.data());
   }
   cuda::synchronize();
   device.download_all();
