@@ -40,19 +40,6 @@ inline kernels::WindField<double> wind() {
   return kernels::make_gusts({0.5, 0, 0.2}, 0.3, 2, 0.2, 4, 11);
 }
 
-// The kernels' loads for the step from time t.
-template <class T>
-kernels::cosserat::Loads<T> loads_at(double t) {
-  kernels::cosserat::Loads<T> l;
-  l.gravity[1] = T(-9.81);
-  l.damping = T(kDamping);
-  l.drag_normal = T(kDragNormal);
-  l.drag_tangent = T(kDragTangent);
-  l.wind = kernels::convert<T>(wind());
-  l.time = T(t);
-  return l;
-}
-
 inline ClampMotion head_motion() {
   ClampMotion m;
   m.rotation_amplitude = Vec3(0.3, 0.5, 0.2);
@@ -101,6 +88,20 @@ kernels::cosserat::Pose<T> pose_at(double t) {
   for (int k = 0; k < 9; ++k) pose.rotation[k] = T(r(k / 3, k % 3));
   for (int k = 0; k < 3; ++k) pose.translation[k] = T(translation(k));
   return pose;
+}
+
+// The kernels' loads for the step from time t (the head at t + Δt).
+template <class T>
+kernels::cosserat::Loads<T> loads_at(double t) {
+  kernels::cosserat::Loads<T> l;
+  l.gravity[1] = T(-9.81);
+  l.damping = T(kDamping);
+  l.drag_normal = T(kDragNormal);
+  l.drag_tangent = T(kDragTangent);
+  l.wind = kernels::convert<T>(wind());
+  l.time = T(t);
+  l.head = pose_at<T>(t + kDt);
+  return l;
 }
 
 // Hair-scale tolerances, as a scene's defaults give them (docs/scenes.md): Newton at 4e-4 of

@@ -21,6 +21,9 @@ enum class ColliderShape : int {
   cylinder = 5,  // an infinite round cylinder
 };
 
+// Colliders per simulation (step parameters carry them by value).
+inline constexpr int kMaxColliders = 8;
+
 template <class T>
 struct Collider {
   ColliderShape shape = ColliderShape::sphere;

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "common/block_thomas.hpp"
+#include "common/colliders.hpp"
 #include "common/hd.hpp"
 #include "common/small_matrix.hpp"
 #include "common/strided.hpp"
@@ -45,6 +46,7 @@ struct CosseratBatchArrays {
   T* rotation_dt = nullptr;  // Δt Ω_t (3 per segment)
   T* resistance = nullptr;   // C_j = D_j + d m_j I, 3 x 3 row-major (9 per vertex; Loads)
   T* air_force = nullptr;    // D_j w_j, N (3 per vertex)
+  T* contact = nullptr;      // active penalty contact: world normal and k_j (4 per vertex)
   // Kinematics of the current s (one place computes them).
   T* q = nullptr;          // 4 per segment
   T* dq = nullptr;         // ∂q/∂ω, 4 x 3 row-major (12 per segment)
@@ -78,7 +80,7 @@ HS_HD void for_each_array(CosseratBatchArrays<T>& a, F&& f) {
   f(a.length, e), f(a.darboux, 3 * v), f(a.mass, v), f(a.stiffness, 3), f(a.inertia, 3);
   f(a.root_rest, 3), f(a.frame_rest, 9);
   f(a.predicted, 3 * v), f(a.start_x, 3 * v), f(a.start_q, 4 * e), f(a.rotation_dt, 3 * e);
-  f(a.resistance, 9 * v), f(a.air_force, 3 * v);
+  f(a.resistance, 9 * v), f(a.air_force, 3 * v), f(a.contact, 4 * v);
   f(a.q, 4 * e), f(a.dq, 12 * e), f(a.x, 3 * v), f(a.dx, 9 * e);
   f(a.bend_prev, 12 * v), f(a.bend_next, 12 * v), f(a.mq, 16 * e);
   f(a.saved, 3 * v), f(a.gradient, 3 * v), f(a.step, 3 * v), f(a.residual, 3 * v);
@@ -251,8 +253,16 @@ HS_HD RotationalTerm<T> rotational_term(const Strand<T>& st, const V4<T>& q, int
           relative_rotation(qt, q) - st.template get<3, 1>(st.a.rotation_dt, i)};
 }
 
-// External loads of a step: gravity, and the linear resistance the reference takes implicitly
-// (cosserat::CosseratRod): viscous damping -d m ṗ and air drag -ℓ [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ] (ṗ - w).
+// The head's rigid pose: x -> rotation x + translation (rotation row-major).
+template <class T>
+struct Pose {
+  T rotation[9];
+  T translation[3];
+};
+
+// External loads of a step: gravity, the linear resistance the reference takes implicitly
+// (cosserat::CosseratRod): viscous damping -d m ṗ and air drag -ℓ [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ] (ṗ - w),
+// and the head: its pose at the end of the step (the root clamp's, and the colliders').
 template <class T>
 struct Loads {
   V3<T> gravity = V3<T>::zero();        // m/s²
@@ -260,10 +270,48 @@ struct Loads {
   T drag_normal = 0, drag_tangent = 0;  // N s/m²
   WindField<T> wind;                    // evaluated at the step's start
   T time = 0;                           // s, the step's start (the wind's clock)
+  Pose<T> head;                         // at the step's end
+  // Colliders (head frame) by an implicit penalty, not the reference's active set: a free
+  // vertex with gap c = φ - δ < 0 adds ½ k_j c², k_j = κ m_j / Δt², so that it penetrates by about
+  // (v Δt + g Δt²) / κ: 1e-7 m for 1 m/s at 1 ms with κ = 1e4 (docs/models/cosserat.md).
+  int collider_count = 0;
+  Collider<T> colliders[kMaxColliders];
+  T contact_thickness = 0;   // δ, m
+  T contact_ratio = T(1e4);  // κ
   HS_HD bool resistive() const {
     return damping != T(0) || drag_normal != T(0) || drag_tangent != T(0);
   }
 };
+
+// The smallest gap φ - δ of point x over the colliders (head frame: x_head = Rᵀ (x - t)) and
+// that collider's outward normal in the world; 1 m and no normal without colliders.
+template <class T>
+struct Gap {
+  T value;
+  V3<T> normal;
+};
+template <class T>
+HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x) {
+  Gap<T> gap{T(1), V3<T>::zero()};
+  if (loads.collider_count == 0) return gap;
+  M3<T> r;
+  for (int k = 0; k < 9; ++k) r[k] = loads.head.rotation[k];
+  V3<T> d = x;
+  for (int k = 0; k < 3; ++k) d[k] -= loads.head.translation[k];
+  const V3<T> local = transpose_times(r, d);
+  for (int c = 0; c < loads.collider_count; ++c) {
+    const SignedDistance<T> sd =
+        signed_distance(loads.colliders[c], Vector3<T>{local[0], local[1], local[2]});
+    const T value = sd.distance - loads.contact_thickness;
+    if (value < gap.value) gap = {value, r * V3<T>{{{sd.normal.x}, {sd.normal.y}, {sd.normal.z}}}};
+  }
+  return gap;
+}
+// The penalty stiffness of vertex j, κ m_j / Δt² (N/m).
+template <class T>
+HS_HD T contact_stiffness(const Strand<T>& st, const Loads<T>& loads, T dt, int j) {
+  return loads.contact_ratio * st.rows(st.a.mass)[j] / (dt * dt);
+}
 
 template <class T>
 struct Energy {
@@ -292,6 +340,10 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
     const V3<T> d = x - st.template get<3, 1>(a.predicted, v);
     trans += T(0.5) * m * inv_dt2 * dot(d, d);
     grav -= m * dot(gravity, x);
+  }
+  for (int v = 2; v < st.vertices() && loads.collider_count > 0; ++v) {
+    const Gap<T> g = contact_gap(loads, st.template get<3, 1>(a.x, v));
+    if (g.value < T(0)) resist += T(0.5) * contact_stiffness(st, loads, dt, v) * g.value * g.value;
   }
   if (loads.resistive())
     for (int v = 0; v < st.vertices(); ++v) {
@@ -355,6 +407,10 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
       const V3<T> f = st.template get<3, 1>(a.air_force, v);
       for (int c = 0; c < 3; ++c) g[c] += cd[c] / dt - f[c];
     }
+    if (v >= 2 && loads.collider_count > 0) {  // the penalty's k c n
+      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
+      if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.normal;
+    }
     st.set(a.xp, v, g);
   }
   for (int i = 0; i < st.segments(); ++i) {
@@ -377,10 +433,22 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
 
 // H's quaternion blocks at the current kinematics: M_q / Δt² and the Darboux Jacobians.
 template <class T>
-HS_HD void compute_hessian(const Strand<T>& st, T dt) {
+HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
   const auto& a = st.a;
   const V3<T> j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
+  // The penalty's Gauss-Newton block k n nᵀ at the vertices in contact now (k = 0 elsewhere).
+  for (int v = 0; v < st.vertices(); ++v) {
+    V4<T> c = V4<T>::zero();
+    if (v >= 2 && loads.collider_count > 0) {
+      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
+      if (gap.value < T(0)) {
+        for (int k = 0; k < 3; ++k) c[k] = gap.normal[k];
+        c[3] = contact_stiffness(st, loads, dt, v);
+      }
+    }
+    st.set(a.contact, v, c);
+  }
   for (int i = 0; i < st.segments(); ++i) {
     const Mat<T, 3, 4> r = rotational_term(st, st.template get<4, 1>(a.q, i), i).r;
     st.set(a.mq, i, (st.rows(a.length)[i] * inv_dt2) * transpose_times(r, scale_rows(j, r)));
@@ -412,6 +480,11 @@ HS_HD void apply_a(const Strand<T>& st, T dt, bool resistive, T* v, T* out) {
     const V3<T> y = st.template get<3, 1>(a.xp, p);
     V3<T> hy = (st.rows(a.mass)[p] * inv_dt2) * y;
     if (resistive) hy += resistance_dt(st, dt, p) * y;
+    const V4<T> c = st.template get<4, 1>(a.contact, p);
+    if (c[3] != T(0)) {
+      const T ny = c[0] * y[0] + c[1] * y[1] + c[2] * y[2];
+      for (int e = 0; e < 3; ++e) hy[e] += c[3] * ny * c[e];
+    }
     st.set(a.hp, p, hy);
   }
   for (int i = 0; i < st.segments(); ++i)
@@ -443,6 +516,9 @@ HS_HD void build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preco
   auto block = [&](int j) {
     M3<T> b = (st.rows(a.mass)[j] * inv_dt2) * M3<T>::identity();
     if (resistive) b += resistance_dt(st, dt, j);
+    const V4<T> c = st.template get<4, 1>(a.contact, j);
+    for (int r = 0; r < 3; ++r)
+      for (int e = 0; e < 3; ++e) b(r, e) += c[3] * c[r] * c[e];
     return b;
   };
   M3<T> beyond = M3<T>::zero();
@@ -553,13 +629,7 @@ struct StepSettings {
 
 struct StepCounts {
   int newton = 0, pcg_iterations = 0, pcg_solves = 0, failures = 0;
-};
-
-// The head's rigid pose: x -> rotation x + translation (rotation row-major).
-template <class T>
-struct Pose {
-  T rotation[9];
-  T translation[3];
+  int contacts = 0;  // vertices inside a collider (gap < 0) at the end of the step
 };
 
 // ω of a rotation matrix, |ω| <= π, through its unit quaternion (the largest of w, x, y, z
@@ -685,7 +755,7 @@ HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
 // One implicit Euler step of `dt` (Alg. 1 without obstacles): the root moves to `pose`, then
 // inexact Newton with PCG and the line search, as the reference's `step`.
 template <class T>
-HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads, const Pose<T>& pose,
+HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
                       const StepSettings& settings) {
   const auto& a = st.a;
   StepCounts counts;
@@ -702,14 +772,14 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads, const Po
     st.set(a.rotation_dt, i, dt * st.template get<3, 1>(a.spin, i));
   }
   if (loads.resistive()) set_resistance(st, loads);
-  place_root(st, pose);
+  place_root(st, loads.head);
   const int size = 3 * st.vertices();
   for (int it = 0;; ++it) {
     compute_kinematics(st);
     compute_gradient(st, dt, loads, a.gradient);
     if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;
     if (it == settings.newton_max_iterations) break;
-    compute_hessian(st, dt);
+    compute_hessian(st, dt, loads);
     build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
     const Strided<T> b = st.rows(a.gradient), saved = st.rows(a.saved), s = st.rows(a.config);
     for (int k = 0; k < size; ++k) b[k] = -b[k];
@@ -732,6 +802,8 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads, const Po
     st.set(a.spin, i,
            (T(1) / dt) * relative_rotation(st.template get<4, 1>(a.start_q, i),
                                            st.template get<4, 1>(a.q, i)));
+  for (int v = 2; v < st.vertices() && loads.collider_count > 0; ++v)
+    counts.contacts += contact_gap(loads, st.template get<3, 1>(a.x, v)).value < T(0) ? 1 : 0;
   return counts;
 }
 

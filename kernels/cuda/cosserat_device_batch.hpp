@@ -43,13 +43,13 @@ class CosseratDeviceBatch {
 };
 
 // The fields of kernels::cosserat::StepCounts, in order, as the device accumulates them.
-constexpr int kCosseratCountFields = 4;
+constexpr int kCosseratCountFields = 5;
 
 // One implicit step of every strand (kernels::cosserat::step), asynchronous on `stream`; with
 // `counts` (device memory, kCosseratCountFields values) the strands' counts are added into it.
 template <class T>
 void cosserat_step(const kernels::cosserat::CosseratBatchArrays<T>& device_arrays, T dt,
-                   const kernels::cosserat::Loads<T>& loads, const kernels::cosserat::Pose<T>& pose,
+                   const kernels::cosserat::Loads<T>& loads,
                    const kernels::cosserat::StepSettings& settings,
                    unsigned long long* counts = nullptr, cudaStream_t stream = nullptr);
 

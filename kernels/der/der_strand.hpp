@@ -485,7 +485,7 @@ struct RigidPose {
   }
 };
 
-constexpr int kMaxColliders = 8;
+using kernels::kMaxColliders;  // common/colliders.hpp
 
 // Symplectic Euler with fast projection (DER's Algorithm 1), or the linearly implicit backward
 // Euler step with stretching as a stiff energy (the reference's der_implicit.hpp).

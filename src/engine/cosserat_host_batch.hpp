@@ -71,17 +71,17 @@ class CosseratHostBatch {
   // One step of every strand on the host (the cpu backend), the head at `pose` at the end of
   // the step. Returns the summed counts.
   kernels::cosserat::StepCounts step(T dt, const kernels::cosserat::Loads<T>& loads,
-                                     const kernels::cosserat::Pose<T>& pose,
                                      const kernels::cosserat::StepSettings& settings) {
-    long newton = 0, iterations = 0, solves = 0, failures = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : newton, iterations, solves, failures)
+    long newton = 0, iterations = 0, solves = 0, failures = 0, contacts = 0;
+#pragma omp parallel for schedule(dynamic, 4) \
+    reduction(+ : newton, iterations, solves, failures, contacts)
     for (int s = 0; s < strands(); ++s) {
-      const kernels::cosserat::StepCounts c = kernels::cosserat::step(
-          kernels::cosserat::strand_of(arrays_, s), dt, loads, pose, settings);
+      const kernels::cosserat::StepCounts c =
+          kernels::cosserat::step(kernels::cosserat::strand_of(arrays_, s), dt, loads, settings);
       newton += c.newton, iterations += c.pcg_iterations, solves += c.pcg_solves;
-      failures += c.failures;
+      failures += c.failures, contacts += c.contacts;
     }
-    return {int(newton), int(iterations), int(solves), int(failures)};
+    return {int(newton), int(iterations), int(solves), int(failures), int(contacts)};
   }
 
  private:

@@ -27,6 +27,10 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
     rod.drag_normal = setup.drag_normal;
     rod.drag_tangent = setup.drag_tangent;
     rod.wind = setup.wind;
+    // The reference keeps its active set (App. B) against the head's colliders, carried by the
+    // head; the batched kernels take them by a penalty (Loads). Contact at the centreline (as DER).
+    rod.obstacles = setup.colliders;
+    rod.obstacle_motion = setup.head;
     rods.push_back(std::move(rod));
   }
   return rods;
@@ -49,6 +53,7 @@ cosserat::SolverSettings cosserat_settings(const HairSetup& setup) {
   s.newton_tolerance = tolerance;
   s.pcg.tolerance = 1e-2 * tolerance;
   s.pcg.relative_tolerance = setup.pcg_relative_tolerance;
+  s.newton_max_iterations = setup.newton_max_iterations;
   return s;
 }
 
@@ -74,6 +79,10 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.drag_tangent = T(setup.drag_tangent);
   loads.wind = kernels::convert<T>(setup.wind);
   loads.time = T(t);
+  loads.head = cosserat_head_pose<T>(setup.head, t + setup.dt);
+  loads.collider_count = int(setup.colliders.size());
+  for (int c = 0; c < loads.collider_count; ++c)
+    loads.colliders[c] = convert_collider<T>(setup.colliders[std::size_t(c)]);
   return loads;
 }
 template kernels::cosserat::Loads<float> cosserat_loads(const HairSetup&, double);
@@ -108,7 +117,11 @@ class CosseratReferenceSimulator final : public Simulator {
         settings_(cosserat_settings(setup)) {}
 
   void step() override {
-    for (cosserat::CosseratRod& rod : rods_) add(counts_, cosserat::step(rod, dt(), settings_));
+    for (cosserat::CosseratRod& rod : rods_) {
+      const cosserat::StepReport r = cosserat::step(rod, dt(), settings_);
+      add(counts_, r);
+      counts_.contacts += r.active_contacts;
+    }
     ++steps_;
   }
   StepCounts counts() override { return counts_; }
@@ -150,12 +163,12 @@ class CosseratCpuSimulator final : public Simulator {
 
   void step() override {
     const kernels::cosserat::StepCounts c =
-        batch_.step(T(dt()), cosserat_loads<T>(setup_, time()),
-                    cosserat_head_pose<T>(head_, time() + dt()), settings_);
+        batch_.step(T(dt()), cosserat_loads<T>(setup_, time()), settings_);
     counts_.newton_iterations += c.newton;
     counts_.pcg_iterations += c.pcg_iterations;
     counts_.pcg_solves += c.pcg_solves;
     counts_.solver_failures += c.failures;
+    counts_.contacts += c.contacts;
     check_solves(counts_, steps_);
     ++steps_;
   }
@@ -184,9 +197,8 @@ class CosseratCpuSimulator final : public Simulator {
 
 std::unique_ptr<Simulator> make_cosserat_simulator(const HairSetup& setup,
                                                    const SimulatorOptions& options) {
-  // What the Cosserat model does not take yet (issue 7): a clear error, not silence.
-  if (!setup.colliders.empty())
-    throw Error("colliders", "model 'cosserat' takes no colliders on the simulator yet");
+  if (setup.integrator != Integrator::implicit)
+    throw Error("integrator", "the cosserat model steps implicitly only (got 'symplectic')");
   const int vertices = int(setup.strands.strand_size(0));
   switch (options.backend) {
     case Backend::reference:

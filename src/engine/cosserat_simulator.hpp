@@ -1,8 +1,9 @@
 #pragma once
 // Model "cosserat" behind the simulator API: the reference (one CosseratRod per strand), the
 // cpu backend (kernels/cosserat/ on all host cores) and the cuda backend (the same kernels on the
-// device). Strands' roots are clamped to the head; gravity, damping, air drag and wind. Not yet:
-// colliders (Simulator::create refuses them naming the field).
+// device). Strands' roots are clamped to the head; gravity, damping, air drag, wind, and the head's
+// colliders: by the reference's active set (App. B) on the reference backend, by an implicit
+// penalty in the kernels (kernels::cosserat::Loads).
 #include <memory>
 #include <vector>
 
@@ -17,7 +18,7 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup);
 // The solver settings of a setup (the paper's, with the tolerance of HairSetup::newton_tolerance).
 cosserat::SolverSettings cosserat_settings(const HairSetup& setup);
 kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s);
-// The kernels' loads of a setup for the step from time t.
+// The kernels' loads of a setup for the step from time t (the head at t + dt).
 template <class T>
 kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t);
 // The head's pose at t for the kernels: x -> R(t) x + c + T(t) - R(t) c.

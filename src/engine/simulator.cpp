@@ -117,23 +117,29 @@ kernels::der::DerStepParameters<T> step_parameters(const HairSetup& setup, Preci
   p.length_tolerance = T(length * h);
   p.twist_tolerance = T(twist * setup.material.bending_stiffness() / h);
   p.collider_count = int(setup.colliders.size());
-  for (int c = 0; c < p.collider_count; ++c) {
-    const kernels::Collider<double>& from = setup.colliders[c];
-    kernels::Collider<T>& to = p.colliders[c];
-    to.shape = from.shape;
-    to.a = {T(from.a.x), T(from.a.y), T(from.a.z)};
-    to.b = {T(from.b.x), T(from.b.y), T(from.b.z)};
-    to.radii = {T(from.radii.x), T(from.radii.y), T(from.radii.z)};
-    to.friction = T(from.friction);
-    const kernels::SdfGrid<double>& g = from.sdf;  // mesh colliders: the same float samples
-    to.sdf.values = g.values;
-    to.sdf.nx = g.nx, to.sdf.ny = g.ny, to.sdf.nz = g.nz;
-    to.sdf.origin = {T(g.origin.x), T(g.origin.y), T(g.origin.z)};
-    to.sdf.spacing = T(g.spacing);
-    to.sdf.outside = T(g.outside);
-  }
+  for (int c = 0; c < p.collider_count; ++c)
+    p.colliders[c] = convert_collider<T>(setup.colliders[c]);
   return p;
 }
+
+template <class T>
+kernels::Collider<T> convert_collider(const kernels::Collider<double>& from) {
+  kernels::Collider<T> to;
+  to.shape = from.shape;
+  to.a = {T(from.a.x), T(from.a.y), T(from.a.z)};
+  to.b = {T(from.b.x), T(from.b.y), T(from.b.z)};
+  to.radii = {T(from.radii.x), T(from.radii.y), T(from.radii.z)};
+  to.friction = T(from.friction);
+  const kernels::SdfGrid<double>& g = from.sdf;  // mesh colliders: the same float samples
+  to.sdf.values = g.values;
+  to.sdf.nx = g.nx, to.sdf.ny = g.ny, to.sdf.nz = g.nz;
+  to.sdf.origin = {T(g.origin.x), T(g.origin.y), T(g.origin.z)};
+  to.sdf.spacing = T(g.spacing);
+  to.sdf.outside = T(g.outside);
+  return to;
+}
+template kernels::Collider<float> convert_collider(const kernels::Collider<double>&);
+template kernels::Collider<double> convert_collider(const kernels::Collider<double>&);
 
 template <class T>
 kernels::der::RigidPose<T> head_pose(const der::ClampMotion& head, double t) {

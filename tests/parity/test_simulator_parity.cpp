@@ -64,6 +64,7 @@ TEST(SimulatorParity, CpuWithAMeshColliderFollowsTheReference) {
 
 TEST(SimulatorParity, RejectsWhatItCannotRun) {
   engine::HairSetup setup = test::simulator_parity_setup(Integrator::symplectic);
+  // The Cosserat step is the implicit one of its paper (eq. 8) only.
   EXPECT_THROW(engine::Simulator::create(setup, {"cosserat", Backend::cpu, Precision::float64}),
                Error);
   EXPECT_THROW(engine::Simulator::create(setup, {"der", Backend::reference, Precision::float32}),

@@ -51,13 +51,23 @@ struct Constraint {
   Vec3 normal;       // ∂φ/∂p_v
 };
 
-std::vector<Constraint> evaluate_constraints(const CosseratRod& rod, const std::vector<Vec3>& x) {
+// Every vertex against every obstacle at time t (the obstacles' pose then).
+std::vector<Constraint> evaluate_constraints(const CosseratRod& rod, const std::vector<Vec3>& x,
+                                             double t) {
+  Mat3 r = Mat3::Identity();
+  Vec3 shift = Vec3::Zero();  // x_world = r x_obstacle + shift
+  if (rod.obstacle_motion) {
+    const ClampMotion& m = *rod.obstacle_motion;
+    const Vec3 c = m.center.value_or(Vec3::Zero());
+    r = m.rotation(t);
+    shift = c + m.translation(t) - r * c;
+  }
   std::vector<Constraint> out;
   for (int o = 0; o < static_cast<int>(rod.obstacles.size()); ++o)
     for (int v = first_free_vertex(rod); v < static_cast<int>(x.size()); ++v) {
       const kernels::SignedDistance<double> d =
-          kernels::signed_distance(rod.obstacles[o], to_kernel(x[v]));
-      out.push_back({{v, o}, d.distance - rod.contact_thickness, from_kernel(d.normal)});
+          kernels::signed_distance(rod.obstacles[o], to_kernel(r.transpose() * (x[v] - shift)));
+      out.push_back({{v, o}, d.distance - rod.contact_thickness, r * from_kernel(d.normal)});
     }
   return out;
 }
@@ -223,7 +233,8 @@ Merit merit(const CosseratRod& rod, const StepStart& start, const VecX& s, doubl
   const EnergyTerms e = energy(start, k, rod.rest);
   const double scale = std::abs(e.bending) + std::abs(e.twist) + std::abs(e.translational) +
                        std::abs(e.rotational) + std::abs(e.gravity);
-  return {e.total() + nu * total_violation(evaluate_constraints(rod, k.x)), scale};
+  return {e.total() + nu * total_violation(evaluate_constraints(rod, k.x, rod.time + start.dt)),
+          scale};
 }
 
 // The energy's slope along p at s: b(s)ᵀ p with b = Jᵀ ∂E/∂x on the free blocks.
@@ -343,7 +354,7 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
     const NewtonSystem system(k, h, rod.rest, fixed);
     VecX b = apply_jt(k, energy_gradient(start, k, rod.rest));
     system.mask(b);
-    const std::vector<Constraint> constraints = evaluate_constraints(rod, k.x);
+    const std::vector<Constraint> constraints = evaluate_constraints(rod, k.x, rod.time + dt);
     // Stationarity of the Lagrangian with the last multipliers: ‖b - ∇C_Aᵀλ‖.
     VecX stationarity = b;
     for (std::size_t a = 0; a < active.size() && a < lambda.size(); ++a)
@@ -385,7 +396,7 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
   rod.time += dt;
   rod.active = active;
   report.active_contacts = static_cast<int>(active.size());
-  for (const Constraint& c : evaluate_constraints(rod, k.x))
+  for (const Constraint& c : evaluate_constraints(rod, k.x, rod.time))
     report.max_penetration = std::max(report.max_penetration, -c.value);
   return report;
 }

@@ -4,6 +4,7 @@
 // PCG for every linear solve, clamped or moving roots, and obstacles through the active-set
 // method of App. B with the Schur-complement KKT solve of eqs. (13)-(14).
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -53,7 +54,10 @@ struct CosseratRod {
   double drag_normal = 0, drag_tangent = 0;  // N s/m²
   kernels::WindField<double> wind;
   RootClamp root;
-  std::vector<kernels::Collider<double>> obstacles;  // static, world frame
+  // Obstacles: static in the world frame, or, with obstacle_motion, in a head frame carried by
+  // that motion (x_world = R(t) (x_head - c) + c + T(t), c its centre, the origin by default).
+  std::vector<kernels::Collider<double>> obstacles;
+  std::optional<ClampMotion> obstacle_motion;
   double contact_thickness = 0;     // δ: how far the centerline stays from obstacles (m)
   double time = 0;                  // s
   std::vector<ContactPair> active;  // the last step's active set (warm start of the next)
