@@ -273,7 +273,8 @@ struct Loads {
   Pose<T> head;                         // at the step's end
   // Colliders (head frame) by an implicit penalty, not the reference's active set: a free
   // vertex with gap c = φ - δ < 0 adds ½ k_j c², k_j = κ m_j / Δt², so that it penetrates by about
-  // (v Δt + g Δt²) / κ: 1e-7 m for 1 m/s at 1 ms with κ = 1e4 (docs/models/cosserat.md).
+  // (v Δt + g Δt²) / κ: 1e-7 m for 1 m/s at 1 ms with κ = 1e4 (docs/models/cosserat.md; the
+  // engine takes κ = 300 in float, HairSetup::contact_ratio).
   int collider_count = 0;
   Collider<T> colliders[kMaxColliders];
   T contact_thickness = 0;   // δ, m
@@ -752,6 +753,24 @@ HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
   }
 }
 
+// Whether a Newton step α p moved the centerline by less than the precision resolves: a bound on
+// every vertex's displacement, |α p_root| + Σ ℓ_i |α p_ωi| (each segment's rotation swings the
+// rest of the rod), below 16 ulps of the largest coordinate. In double (~1e-15 m) the gradient
+// test always stops first. In float the penalty's k_j = κ m_j/Δt² turns the gap's round-off
+// (an ulp of the coordinates) into a gradient of ~10 vertex weights, far above Newton's
+// tolerance, which then never holds at a strand in contact: without this test float iterated on
+// round-off to the cap (measured 8.3 Newton iterations per strand-step against 3.0 in double on
+// hair sliding on a head), though the position it fixes is resolved to an ulp.
+template <class T>
+HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
+  const Strided<T> p = st.rows(st.a.step), l = st.rows(st.a.length);
+  T bound = norm3(V3<T>{{{p[0]}, {p[1]}, {p[2]}}});
+  for (int i = 0; i < st.segments(); ++i)
+    bound += l[i] * norm3(V3<T>{{{p[3 + 3 * i]}, {p[4 + 3 * i]}, {p[5 + 3 * i]}}});
+  const T epsilon = sizeof(T) == sizeof(double) ? T(2.220446049250313e-16) : T(1.1920929e-7);
+  return (alpha < T(0) ? -alpha : alpha) * bound < T(16) * epsilon * coordinate_scale;
+}
+
 // One implicit Euler step of `dt` (Alg. 1 without obstacles): the root moves to `pose`, then
 // inexact Newton with PCG and the line search, as the reference's `step`.
 template <class T>
@@ -774,6 +793,11 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
   if (loads.resistive()) set_resistance(st, loads);
   place_root(st, loads.head);
   const int size = 3 * st.vertices();
+  T coordinate_scale = 0;  // max |x_j| at the step's start
+  for (int v = 0; v < st.vertices(); ++v) {
+    const T r = norm3(st.template get<3, 1>(a.start_x, v));
+    coordinate_scale = r > coordinate_scale ? r : coordinate_scale;
+  }
   for (int it = 0;; ++it) {
     compute_kinematics(st);
     compute_gradient(st, dt, loads, a.gradient);
@@ -791,8 +815,10 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
       break;
     }
     counts.pcg_iterations += iterations;
-    if (line_search(st, dt, loads) == T(0)) break;
+    const T alpha = line_search(st, dt, loads);
+    if (alpha == T(0)) break;
     ++counts.newton;
+    if (below_resolution(st, alpha, coordinate_scale)) break;
   }
   compute_kinematics(st);
   for (int v = 0; v < st.vertices(); ++v)

@@ -413,9 +413,7 @@ int run(int argc, char** argv) {
   BenchArgs bench_args;
   auto* bench = app.add_subcommand(
       "bench", "Time DER steps of generated hair on a still head, per backend and integrator");
-  bench
-      ->add_option("--model", bench_args.model,
-                   "rod model (der, cosserat: implicit, no collisions yet)")
+  bench->add_option("--model", bench_args.model, "rod model (der, cosserat: implicit only)")
       ->capture_default_str();
   bench->add_option("--backend", bench_args.backends, "reference, cpu, cuda (comma list)")
       ->delimiter(',')

@@ -81,6 +81,10 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.time = T(t);
   loads.head = cosserat_head_pose<T>(setup.head, t + setup.dt);
   loads.collider_count = int(setup.colliders.size());
+  const bool float_precision = sizeof(T) == sizeof(float);
+  loads.contact_ratio = T(setup.contact_ratio > 0 ? setup.contact_ratio
+                          : float_precision       ? 300.0
+                                                  : 1e4);
   for (int c = 0; c < loads.collider_count; ++c)
     loads.colliders[c] = convert_collider<T>(setup.colliders[std::size_t(c)]);
   return loads;

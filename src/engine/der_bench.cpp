@@ -58,8 +58,6 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
     throw Error("--model", "must be der or cosserat (got '" + c.model + "')");
   if (c.model == "cosserat" && c.integrator != "implicit")
     throw Error("--integrator", "model cosserat steps implicit Euler only: use implicit");
-  if (c.model == "cosserat" && c.collisions)
-    throw Error("--collisions", "model cosserat runs without colliders on the engine so far");
   if (backend == Backend::reference && c.precision != "double")
     throw Error("--precision", "the reference backend runs in double only");
   if (c.strands < 1 || c.vertices < 3 || c.steps < 1)
@@ -91,6 +89,7 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
     r.newton_iterations = double(counts.newton_iterations) / strand_steps;
     r.pcg_iterations =
         counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0;
+    r.contacts = double(counts.contacts) / strand_steps;  // active set or penalty contacts
   } else if (symplectic) {
     r.projection_iterations = double(counts.projection_iterations) / strand_steps;
   }

@@ -335,6 +335,15 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   s["max_root_drift_m"] = measures.worst.max_root_drift;
   s["contacts_per_step"] = steps > 0 ? double(counts.contacts) / double(steps) : 0.0;
   s["vertices_pushed_out"] = sc.pushed_out;
+  if (sc.options.model == "cosserat") {
+    const double strand_steps = double(sim->strands()) * double(steps);
+    s["solver"] = {
+        {"newton_iterations_per_strand_step",
+         strand_steps > 0 ? double(counts.newton_iterations) / strand_steps : 0.0},
+        {"pcg_iterations_per_solve",
+         counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0},
+        {"failures", counts.solver_failures}};
+  }
   s["energy"] = measures.trace;
   if (!sc.notice.empty()) s["notice"] = sc.notice;
   if (!mp4_note.empty()) s["mp4_note"] = mp4_note;

@@ -277,6 +277,8 @@ void parse_time(JsonReader t, HairScene& sc) {
   const std::string integrator = t.string("integrator", "implicit");
   if (integrator != "implicit" && integrator != "symplectic")
     t.fail("integrator", "must be 'symplectic' or 'implicit' (got '" + integrator + "')");
+  if (sc.options.model == "cosserat" && integrator != "implicit")
+    t.fail("integrator", "model 'cosserat' steps implicitly only (got '" + integrator + "')");
   sc.setup.integrator = integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;
   sc.fps = t.number("fps", 30.0, "> 0", scene::positive);
   // Default step: 1 ms implicit; symplectic, its stability limit.
@@ -293,6 +295,21 @@ void parse_time(JsonReader t, HairScene& sc) {
   sc.steps_per_frame = std::max(1, int(std::ceil(1 / (sc.fps * dt) - 1e-9)));
   sc.setup.dt = 1 / (sc.fps * sc.steps_per_frame);
   t.finish();
+}
+
+// solver.* (model cosserat): the inexact Newton and PCG of docs/models/cosserat.md. The defaults
+// are HairSetup's: Newton to 4e-4 of the lightest strand's weight, at most 20 iterations, PCG to
+// 1e-2 of its starting residual.
+void parse_cosserat_solver(JsonReader s, HairSetup& setup) {
+  setup.newton_tolerance =
+      s.number("newton_tolerance", 0.0, ">= 0 (0: the default)", scene::non_negative);
+  setup.newton_max_iterations =
+      s.integer("newton_max_iterations", setup.newton_max_iterations, 1, 1000);
+  setup.pcg_relative_tolerance =
+      s.number("pcg_relative_tolerance", setup.pcg_relative_tolerance, "> 0", scene::positive);
+  setup.contact_ratio =
+      s.number("contact_ratio", 0.0, ">= 0 (0: the precision's default)", scene::non_negative);
+  s.finish();
 }
 
 void parse_output(JsonReader o, HairOutputs& out) {
@@ -321,8 +338,8 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   JsonReader top(doc, "");
   HairScene sc;
   sc.options.model = top.string("model", "der");
-  if (sc.options.model != "der")
-    top.fail("model", "this build runs model 'der' only (got '" + sc.options.model + "')");
+  if (sc.options.model != "der" && sc.options.model != "cosserat")
+    top.fail("model", "must be 'der' or 'cosserat' (got '" + sc.options.model + "')");
   sc.backend_asked = top.string("backend", "auto");
   if (sc.backend_asked != "auto" && sc.backend_asked != "reference" && sc.backend_asked != "cpu" &&
       sc.backend_asked != "cuda")
@@ -344,6 +361,11 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   parse_head(top.object("head"), scene_dir, sc);
   if (sc.push_out) sc.pushed_out = push_out_of_colliders(sc.setup.strands, sc.setup.colliders);
   parse_time(top.object("time"), sc);
+  if (top.has("solver")) {
+    if (sc.options.model != "cosserat")
+      top.fail("solver", "is for model 'cosserat' (its Newton and PCG settings)");
+    parse_cosserat_solver(top.object("solver"), sc.setup);
+  }
   parse_output(top.object("output"), sc.output);
   top.finish();
   return sc;

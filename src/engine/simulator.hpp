@@ -74,6 +74,11 @@ struct HairSetup {
   // erratically with Δt, with 50 it converged to the reference's, 3.4 iterations per step on
   // average), so hair runs allow 20.
   int newton_max_iterations = 20;
+  // Cosserat kernels: the colliders' penalty stiffness κ, in units of a vertex's m/Δt²; <= 0: the
+  // precision's default, 1e4 in double, 300 in float, where the gap's round-off (an ulp of the
+  // coordinates) times 1e4 m/Δt² would be ~10 vertex weights of noise that Newton cannot reduce
+  // (docs/models/cosserat.md has the measurements).
+  double contact_ratio = 0;
 };
 
 enum class Backend { reference, cpu, cuda };

@@ -129,20 +129,26 @@ TEST(Cli, BenchRunsTheCosseratModel) {
   ScratchDir dir;
   const auto r = run_cli(
       "bench --model cosserat --integrator implicit --backend reference,cpu "
-      "--precision double --strands 8 --vertices 12 --steps 2 --json '" +
+      "--collisions off,on --precision double --strands 8 --vertices 12 --steps 2 --json '" +
           (dir / "bench.json").string() + "'",
       dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto bytes = test::read_bytes(dir / "bench.json");
   const auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 4u);
   for (const auto& row : rows) {
     EXPECT_EQ(row["model"], "cosserat");
     EXPECT_TRUE(row["ran"].get<bool>());
     EXPECT_GE(row["newton_iterations"].get<double>(), 1.0);
     EXPECT_GE(row["pcg_iterations_per_solve"].get<double>(), 1.0);
+    // The hair starts partly inside the grown scalp ellipsoid: contacts only with collisions on.
+    if (row["collisions"].get<bool>())
+      EXPECT_GT(row["contacts"].get<double>(), 0.0);
+    else
+      EXPECT_EQ(row["contacts"].get<double>(), 0.0);
   }
-  EXPECT_EQ(rows[0]["newton_iterations"], rows[1]["newton_iterations"]);  // the same solves
+  // Rows: reference off, on; cpu off, on. Without colliders the two run the same solves.
+  EXPECT_EQ(rows[0]["newton_iterations"], rows[2]["newton_iterations"]);
 }
 
 TEST(Cli, BenchRejectsUnknownBackendAndModel) {
@@ -151,8 +157,6 @@ TEST(Cli, BenchRejectsUnknownBackendAndModel) {
        {std::pair{"bench --backend gpu", "--backend: must be reference, cpu or cuda"},
         std::pair{"bench --model superhelix", "--model: must be der or cosserat"},
         std::pair{"bench --model cosserat", "--integrator: model cosserat steps implicit Euler"},
-        std::pair{"bench --model cosserat --integrator implicit --collisions on",
-                  "--collisions: model cosserat runs without colliders"},
         std::pair{"bench --precision half", "--precision: must be float or double"},
         std::pair{"bench --integrator rk4", "--integrator: must be symplectic or implicit"},
         std::pair{"bench --collisions maybe", "--collisions: must be on or off"},
