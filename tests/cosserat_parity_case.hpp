@@ -9,6 +9,7 @@
 
 #include "common/wind.hpp"
 #include "cosserat/cosserat_strand.hpp"
+#include "engine/cosserat_simulator.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
 
 namespace hairsim::cosserat_case {
@@ -113,18 +114,7 @@ inline cosserat::SolverSettings hair_settings() {
   return s;
 }
 
-// The kernels' settings matching the reference's.
-inline kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s) {
-  kernels::cosserat::StepSettings k;
-  k.preconditioner = s.preconditioner == cosserat::PreconditionerKind::hybrid
-                         ? kernels::cosserat::Preconditioner::hybrid
-                     : s.preconditioner == cosserat::PreconditionerKind::block_diagonal
-                         ? kernels::cosserat::Preconditioner::block_diagonal
-                         : kernels::cosserat::Preconditioner::diagonal;
-  k.newton_tolerance = s.newton_tolerance;
-  k.newton_max_iterations = s.newton_max_iterations;
-  k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};
-  return k;
-}
+// The kernels' settings matching the reference's: the engine's own translation.
+using engine::kernel_settings;
 
 }  // namespace hairsim::cosserat_case

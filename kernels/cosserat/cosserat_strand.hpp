@@ -11,6 +11,7 @@
 #include "common/block_thomas.hpp"
 #include "common/colliders.hpp"
 #include "common/hd.hpp"
+#include "common/scan.hpp"
 #include "common/small_matrix.hpp"
 #include "common/strided.hpp"
 #include "common/wind.hpp"
@@ -203,19 +204,20 @@ HS_HD V3<T> relative_rotation(const V4<T>& a, V4<T> b) {
 template <class T>
 HS_HD void compute_kinematics(const Strand<T>& st) {
   const auto& a = st.a;
-  V3<T> p = st.template get<3, 1>(a.config, 0);
-  st.set(a.x, 0, p);
   for (int i = 0; i < st.segments(); ++i) {
     const V3<T> w = st.template get<3, 1>(a.config, 1 + i);
     const V4<T> q = quaternion(w);
     const Mat<T, 4, 3> dq = quaternion_jacobian(w);
-    const T l = st.rows(a.length)[i];
-    p += l * director(q);
     st.set(a.q, i, q);
     st.set(a.dq, i, dq);
-    st.set(a.x, i + 1, p);
-    st.set(a.dx, i, l * (director_jacobian(q) * dq));
+    st.set(a.dx, i, st.rows(a.length)[i] * (director_jacobian(q) * dq));
   }
+  const V3<T> root = st.template get<3, 1>(a.config, 0);
+  st.set(a.x, 0, root);
+  inclusive_scan(
+      st.segments(), root,
+      [&](int i) { return st.rows(a.length)[i] * director(st.template get<4, 1>(a.q, i)); },
+      [&](int i, const V3<T>& p) { st.set(a.x, i + 1, p); });
 }
 
 // --- Energies (App. A)
@@ -367,28 +369,28 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
 template <class T>
 HS_HD void apply_jt(const Strand<T>& st, T* yp, T* yq, T* out) {
   const auto& a = st.a;
-  V3<T> beyond = V3<T>::zero();
-  for (int i = st.segments() - 1; i >= 0; --i) {
-    beyond += st.template get<3, 1>(yp, i + 1);
-    st.set(out, 1 + i,
-           transpose_times(st.template get<3, 3>(a.dx, i), beyond) +
-               transpose_times(st.template get<4, 3>(a.dq, i), st.template get<4, 1>(yq, i)));
-  }
-  st.set(out, 0, beyond + st.template get<3, 1>(yp, 0));
+  const V3<T> beyond_root = reverse_inclusive_scan(
+      st.segments(), V3<T>::zero(), [&](int i) { return st.template get<3, 1>(yp, i + 1); },
+      [&](int i, const V3<T>& beyond) {
+        st.set(out, 1 + i,
+               transpose_times(st.template get<3, 3>(a.dx, i), beyond) +
+                   transpose_times(st.template get<4, 3>(a.dq, i), st.template get<4, 1>(yq, i)));
+      });
+  st.set(out, 0, beyond_root + st.template get<3, 1>(yp, 0));
 }
 
 // J v (prefix sums) into xp, xq.
 template <class T>
 HS_HD void apply_j(const Strand<T>& st, T* v) {
   const auto& a = st.a;
-  V3<T> p = st.template get<3, 1>(v, 0);
-  st.set(a.xp, 0, p);
-  for (int i = 0; i < st.segments(); ++i) {
-    const V3<T> vi = st.template get<3, 1>(v, 1 + i);
-    p += st.template get<3, 3>(a.dx, i) * vi;
-    st.set(a.xp, i + 1, p);
-    st.set(a.xq, i, st.template get<4, 3>(a.dq, i) * vi);
-  }
+  const V3<T> root = st.template get<3, 1>(v, 0);
+  st.set(a.xp, 0, root);
+  inclusive_scan(
+      st.segments(), root,
+      [&](int i) { return st.template get<3, 3>(a.dx, i) * st.template get<3, 1>(v, 1 + i); },
+      [&](int i, const V3<T>& p) { st.set(a.xp, i + 1, p); });
+  for (int i = 0; i < st.segments(); ++i)
+    st.set(a.xq, i, st.template get<4, 3>(a.dq, i) * st.template get<3, 1>(v, 1 + i));
 }
 
 // b = Jᵀ ∂E/∂x into `gradient`, the fixed root blocks zeroed.
@@ -522,16 +524,16 @@ HS_HD void build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preco
       for (int e = 0; e < 3; ++e) b(r, e) += c[3] * c[r] * c[e];
     return b;
   };
-  M3<T> beyond = M3<T>::zero();
-  for (int i = st.segments() - 1; i >= 0; --i) {
-    beyond += block(i + 1);
-    const M3<T> dx = st.template get<3, 3>(a.dx, i);
-    const Mat<T, 4, 3> dq = st.template get<4, 3>(a.dq, i);
-    st.set(a.pc_diag, 1 + i,
-           transpose_times(dx, beyond) * dx +
-               transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq));
-  }
-  st.set(a.pc_diag, 0, beyond + block(0));
+  const M3<T> beyond_root = reverse_inclusive_scan(
+      st.segments(), M3<T>::zero(), [&](int i) { return block(i + 1); },
+      [&](int i, const M3<T>& beyond) {
+        const M3<T> dx = st.template get<3, 3>(a.dx, i);
+        const Mat<T, 4, 3> dq = st.template get<4, 3>(a.dq, i);
+        st.set(a.pc_diag, 1 + i,
+               transpose_times(dx, beyond) * dx +
+                   transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq));
+      });
+  st.set(a.pc_diag, 0, beyond_root + block(0));
   for (int b = 0; b < n; ++b) st.set(a.pc_upper, b, M3<T>::zero());
   for (int v = 1; v + 1 < n; ++v) {
     const T l = voronoi(st, v);
