@@ -51,7 +51,8 @@ inline ClampMotion head_motion() {
 }
 
 // 16 curls of random radius, pitch and phase, rooted on a 10 cm sphere, hanging down.
-inline std::vector<cosserat::CosseratRod> reference_rods() {
+inline std::vector<cosserat::CosseratRod> reference_rods(
+    cosserat::BendingStrain measure = cosserat::BendingStrain::tangent) {
   std::mt19937 rng(42);
   std::uniform_real_distribution<double> u(0, 1);
   const Hair hair;
@@ -66,8 +67,8 @@ inline std::vector<cosserat::CosseratRod> reference_rods() {
       x.push_back(root + Vec3(radius * (std::cos(a) - std::cos(phase)), -0.0015 * i,
                               radius * (std::sin(a) - std::sin(phase))));
     }
-    cosserat::CosseratRod rod =
-        cosserat::rod_at_rest(x, hair.stiffness(), hair.inertia(), hair.linear_density());
+    cosserat::CosseratRod rod = cosserat::rod_at_rest(x, hair.stiffness(), hair.inertia(),
+                                                      hair.linear_density(), Vec3::Zero(), measure);
     cosserat::clamp_root(rod, head_motion());
     rod.gravity = Vec3(0, -9.81, 0);
     rod.damping = kDamping;

@@ -27,7 +27,7 @@ struct RandomRod {
   StepStart start;
 };
 inline RandomRod random_rod(int vertices, double stiffness, double spread, unsigned seed,
-                            double dt = 1e-3) {
+                            double dt = 1e-3, BendingStrain measure = BendingStrain::tangent) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
   const std::vector<Vec3> x = curly_polyline(vertices);
@@ -35,7 +35,7 @@ inline RandomRod random_rod(int vertices, double stiffness, double spread, unsig
   const VecX rest_s = configuration_from_polyline(x, Vec3::UnitX());
   const double linear_density = 6.5e-6, rho_i = 2.6e-15;  // hair: ρA, ρI (kg/m, kg m)
   r.rest = rest_shape(x, rest_s, Vec3(stiffness, stiffness, 0.8 * stiffness),
-                      Vec3(rho_i, rho_i, 2 * rho_i), linear_density);
+                      Vec3(rho_i, rho_i, 2 * rho_i), linear_density, measure);
   r.s = rest_s;
   for (int k = 0; k < r.s.size(); ++k) r.s(k) += spread * u(rng);
   // The last step: positions and frames near this one, random velocities.

@@ -5,7 +5,7 @@
 // of eq. (7), the energies of App. A, J·v and Jᵀ·v as prefix and suffix sums (eq. 18), the
 // hybrid (eq. 22) or block-diagonal preconditioner applied by block Thomas, PCG, and Newton with
 // the same line search. The root is clamped to the head (root vertex and segment 0's frame move
-// with the head's rigid pose). No obstacles yet (issue 7).
+// with the head's rigid pose); the head's colliders act through an implicit penalty (Loads).
 #include <cmath>
 
 #include "common/block_thomas.hpp"
@@ -18,6 +18,12 @@
 
 namespace hairsim::kernels::cosserat {
 
+// The discrete Darboux vector's measure of a relative rotation θ about n (docs/models/cosserat.md):
+// `sine` is eq. (29) as printed, 2 sin(θ/2) n / l̄, which saturates at θ = π and jumps there;
+// `tangent` is 2 tan(θ/2) n / l̄ (DER's curvature binormal), whose energy grows without bound
+// towards θ = π, so a segment cannot fold onto its neighbour.
+enum class BendingStrain : int { sine = 0, tangent = 1 };
+
 // Batch arrays, tiled as DER's (kernels/der/der_strand.hpp): tiles of `tile_width` strands,
 // vertex-major inside a tile. Quantities with k components per vertex (or segment) take k rows
 // per vertex: entry (k i + c). "s-space" arrays hold one 3-vector per block of s: block 0 is
@@ -26,6 +32,7 @@ template <class T>
 struct CosseratBatchArrays {
   int strands = 0, vertices = 0;
   int tile_width = 32;
+  BendingStrain bending_strain = BendingStrain::tangent;  // the rest shape's (every strand's)
   HS_HD int segments() const { return vertices - 1; }
   HS_HD int tile_count() const { return (strands + tile_width - 1) / tile_width; }
   // State.
@@ -228,12 +235,30 @@ struct Darboux {
   V3<T> value;
   Mat<T, 3, 4> d_prev, d_next;
 };
+// Ω_k and its derivatives with q_k taken on q_{k-1}'s side (q and -q are one frame): with
+// f = vec(conj(q_{k-1}) ⊗ q_k) = sin(θ/2) n and c = q_{k-1} · q_k = cos(θ/2) >= 0,
+// sine: Ω = 2 f / l̄; tangent: Ω = 2 f / (c l̄), ∂Ω/∂q = (2 / l̄)(∂f/∂q / c - f ∂c/∂q / c²).
+// c is held above the precision's ε (θ within ~ε of π), where the energy is ~1/ε² of a unit bend.
 template <class T>
-HS_HD Darboux<T> darboux(const V4<T>& q_prev, const V4<T>& q_next, T voronoi) {
+HS_HD Darboux<T> darboux(const V4<T>& q_prev, const V4<T>& q_next, T voronoi,
+                         BendingStrain measure) {
   const T sign = dot(q_prev, q_next) < T(0) ? T(-1) : T(1);
-  return {(T(1) / voronoi) * relative_rotation(q_prev, q_next),
-          (T(2) / voronoi) * d_vec_d_first(sign * q_next),
-          (T(2) * sign / voronoi) * d_vec_d_second(q_prev)};
+  const V4<T> next = sign * q_next;
+  const Mat<T, 3, 4> f_prev = d_vec_d_first(next), f_next = d_vec_d_second(q_prev);
+  if (measure == BendingStrain::sine)
+    return {(T(2) / voronoi) * (f_next * next), (T(2) / voronoi) * f_prev,
+            (T(2) * sign / voronoi) * f_next};
+  const T epsilon = sizeof(T) == sizeof(double) ? T(2.220446049250313e-16) : T(1.1920929e-7);
+  const T c_raw = dot(q_prev, next), c = c_raw > epsilon ? c_raw : epsilon;
+  const V3<T> f = f_next * next;
+  const T w = T(2) / (voronoi * c), wf = T(2) / (voronoi * c * c);
+  Mat<T, 3, 4> d_prev, d_next;
+  for (int r = 0; r < 3; ++r)
+    for (int col = 0; col < 4; ++col) {
+      d_prev(r, col) = w * f_prev(r, col) - wf * f[r] * next[col];
+      d_next(r, col) = sign * (w * f_next(r, col) - wf * f[r] * q_prev[col]);
+    }
+  return {w * f, d_prev, d_next};
 }
 template <class T>
 HS_HD T voronoi(const Strand<T>& st, int k) {
@@ -331,9 +356,10 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
   T bend = 0, twist = 0, trans = 0, rot = 0, grav = 0, resist = 0;
   for (int v = 1; v + 1 < st.vertices(); ++v) {
     const T l = voronoi(st, v);
-    const V3<T> strain =
-        darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v), l).value -
-        st.template get<3, 1>(a.darboux, v);
+    const V3<T> strain = darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v),
+                                 l, a.bending_strain)
+                             .value -
+                         st.template get<3, 1>(a.darboux, v);
     bend += T(0.5) * l * (k[0] * strain[0] * strain[0] + k[1] * strain[1] * strain[1]);
     twist += T(0.5) * l * k[2] * strain[2] * strain[2];
   }
@@ -423,8 +449,8 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
   }
   for (int v = 1; v + 1 < st.vertices(); ++v) {
     const T l = voronoi(st, v);
-    const Darboux<T> d =
-        darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v), l);
+    const Darboux<T> d = darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v),
+                                 l, a.bending_strain);
     const V3<T> moment = l * scale_rows(k, d.value - st.template get<3, 1>(a.darboux, v));
     st.set(a.xq, v - 1, st.template get<4, 1>(a.xq, v - 1) + transpose_times(d.d_prev, moment));
     st.set(a.xq, v, st.template get<4, 1>(a.xq, v) + transpose_times(d.d_next, moment));
@@ -457,8 +483,8 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
     st.set(a.mq, i, (st.rows(a.length)[i] * inv_dt2) * transpose_times(r, scale_rows(j, r)));
   }
   for (int v = 1; v + 1 < st.vertices(); ++v) {
-    const Darboux<T> d =
-        darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v), voronoi(st, v));
+    const Darboux<T> d = darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v),
+                                 voronoi(st, v), a.bending_strain);
     st.set(a.bend_prev, v, d.d_prev);
     st.set(a.bend_next, v, d.d_next);
   }

@@ -40,6 +40,13 @@ class CosseratHostBatch {
     const std::string where = "cosserat batch, strand " + std::to_string(s);
     if (rod.rest.vertex_count() != vertices()) throw Error(where, "vertex count differs");
     if (!rod.root.active) throw Error(where, "the engine's strands have clamped roots");
+    const auto measure = rod.rest.bending_strain == cosserat::BendingStrain::sine
+                             ? kernels::cosserat::BendingStrain::sine
+                             : kernels::cosserat::BendingStrain::tangent;
+    if (loaded_ > 0 && measure != arrays_.bending_strain)
+      throw Error(where, "bending strain measure differs from the batch's");
+    arrays_.bending_strain = measure;
+    ++loaded_;
     const int n = vertices();
     for (int k = 0; k < 3 * n; ++k) put(arrays_.config, s, 3 * n, k, rod.s(k));
     for (int v = 0; v < n; ++v)
@@ -101,6 +108,7 @@ class CosseratHostBatch {
   }
   kernels::cosserat::CosseratBatchArrays<T> arrays_;
   std::vector<std::vector<T>> storage_;
+  int loaded_ = 0;  // strands loaded so far (the first sets the batch's bending strain)
 };
 
 }  // namespace hairsim::engine

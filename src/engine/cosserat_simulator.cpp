@@ -20,7 +20,8 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
     cosserat::CosseratRod rod = cosserat::rod_at_rest(
         {points.begin(), points.end()},
         cosserat::Vec3(m.bending_stiffness(), m.bending_stiffness(), m.twist_stiffness()),
-        cosserat::Vec3(rho_i, rho_i, 2 * rho_i), m.linear_density());
+        cosserat::Vec3(rho_i, rho_i, 2 * rho_i), m.linear_density(), cosserat::Vec3::Zero(),
+        setup.bending_strain);
     cosserat::clamp_root(rod, setup.head);
     rod.gravity = setup.gravity;
     rod.damping = setup.damping;

@@ -342,7 +342,8 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
          strand_steps > 0 ? double(counts.newton_iterations) / strand_steps : 0.0},
         {"pcg_iterations_per_solve",
          counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0},
-        {"failures", counts.solver_failures}};
+        {"failures", counts.solver_failures},
+        {"bending_strain", cosserat::to_string(sc.setup.bending_strain)}};
   }
   s["energy"] = measures.trace;
   if (!sc.notice.empty()) s["notice"] = sc.notice;

@@ -309,6 +309,8 @@ void parse_cosserat_solver(JsonReader s, HairSetup& setup) {
       s.number("pcg_relative_tolerance", setup.pcg_relative_tolerance, "> 0", scene::positive);
   setup.contact_ratio =
       s.number("contact_ratio", 0.0, ">= 0 (0: the precision's default)", scene::non_negative);
+  setup.bending_strain = cosserat::parse_bending_strain(s.string("bending_strain", "tangent"),
+                                                        s.path_of("bending_strain"));
   s.finish();
 }
 

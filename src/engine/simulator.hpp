@@ -12,6 +12,7 @@
 #include "hairsim/material.hpp"
 #include "hairsim/sdf.hpp"
 #include "hairsim/strands.hpp"
+#include "reference/cosserat/cosserat_rod.hpp"
 #include "reference/der/der_dynamics.hpp"
 
 namespace hairsim::engine {
@@ -79,6 +80,9 @@ struct HairSetup {
   // coordinates) times 1e4 m/Δt² would be ~10 vertex weights of noise that Newton cannot reduce
   // (docs/models/cosserat.md has the measurements).
   double contact_ratio = 0;
+  // Cosserat: the discrete Darboux vector's measure (docs/models/cosserat.md): tangent, or the
+  // paper's printed eq. (29), sine, which lets a segment fold onto its neighbour.
+  cosserat::BendingStrain bending_strain = cosserat::BendingStrain::tangent;
 };
 
 enum class Backend { reference, cpu, cuda };

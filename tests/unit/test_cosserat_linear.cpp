@@ -1,10 +1,13 @@
 // Cosserat reference, issue 6, validation 1 and 2: the O(n) products with J, Jᵀ and A against
-// the densely assembled matrices, the kinematics and the energy gradient against finite
-// differences, and the positive definiteness of the hybrid preconditioner (§3.3).
+// the densely assembled matrices, the kinematics, the Darboux vector (both measures) and the
+// energy gradient against finite differences, and the positive definiteness of the hybrid
+// preconditioner (§3.3).
 #include <gtest/gtest.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
+#include <cmath>
+#include <numbers>
 #include <random>
 
 #include "cosserat_test_support.hpp"
@@ -127,62 +130,134 @@ TEST(CosseratLinear, QuaternionSeriesMatchesTheClosedForm) {
   EXPECT_NEAR(quaternion(2.5 * axis).norm(), 1.0, 1e-15);
 }
 
-TEST(CosseratLinear, GradientMatchesFiniteDifferencesOfTheEnergy) {
-  // Validation 1: b = Jᵀ ∂E/∂x against central differences of E(T(s)), relative to ‖b‖: at
-  // most 1e-6. Stiff and soft rods, configurations near and far from the last step.
-  for (double stiffness : {6e-9, 1e-3}) {
-    for (double spread : {0.05, 0.6}) {
-      const RandomRod r = random_rod(10, stiffness, spread, 5);
-      const Kinematics k = kinematics(r.s, r.rest);
-      const VecX b = apply_jt(k, energy_gradient(r.start, k, r.rest));
-      VecX fd(b.size());
-      for (int c = 0; c < r.s.size(); ++c) {
-        const double eps = 1e-6 * (c < 3 ? 0.01 : 1.0);  // metres for p_c, radians for ω
-        VecX plus = r.s, minus = r.s;
-        plus(c) += eps;
-        minus(c) -= eps;
-        fd(c) = (energy(r.start, kinematics(plus, r.rest), r.rest).total() -
-                 energy(r.start, kinematics(minus, r.rest), r.rest).total()) /
-                (2 * eps);
-      }
-      EXPECT_LT((fd - b).norm(), 1e-6 * b.norm())
-          << "stiffness " << stiffness << ", spread " << spread;
+// Quaternion product a ⊗ b, (w, x, y, z).
+Vec4 multiply(const Vec4& a, const Vec4& b) {
+  const Vec3 av = a.tail<3>(), bv = b.tail<3>();
+  Vec4 out;
+  out(0) = a(0) * b(0) - av.dot(bv);
+  out.tail<3>() = a(0) * bv + b(0) * av + av.cross(bv);
+  return out;
+}
+
+TEST(CosseratLinear, DarbouxVectorMeasuresTheRelativeRotation) {
+  // Eq. (29) for frames q_k = q_{k-1} ⊗ exp(θ n): l̄ Ω = 2 sin(θ/2) n (sine, the printed
+  // formula) or 2 tan(θ/2) n (tangent), in q_{k-1}'s body frame, whichever sign q_k carries,
+  // for θ up to 3.1 rad: to 1e-15 (a few ulps of the unit quaternions' entries) for the sine,
+  // 1e-15 / cos²(θ/2) for the tangent (dividing by c = cos(θ/2) amplifies the round-off of the
+  // quaternion product by 1/c²: measured 1e-12 at 3.1 rad, bound 2.3e-12). Past π the sine's
+  // value jumps (it measures the same frame pair as a 2π - θ turn about -n).
+  const Vec4 q_prev = quaternion(Vec3(0.4, -1.1, 0.7));
+  const Vec3 n = Vec3(0.2, 0.9, -0.4).normalized();
+  const double voronoi = 0.01;
+  for (double theta : {1e-3, 0.5, 1.5, 2.5, 3.1}) {
+    const Vec4 q_next = multiply(q_prev, quaternion(theta * n));
+    for (const Vec4& q : {q_next, Vec4(-q_next)}) {
+      const Vec3 sine = darboux(q_prev, q, voronoi, BendingStrain::sine).value * voronoi;
+      const Vec3 tangent = darboux(q_prev, q, voronoi, BendingStrain::tangent).value * voronoi;
+      const double c = std::cos(theta / 2);
+      EXPECT_LT((sine - 2 * std::sin(theta / 2) * n).norm(), 1e-15) << theta;
+      EXPECT_LT((tangent - 2 * std::tan(theta / 2) * n).norm(), 1e-15 / (c * c)) << theta;
     }
   }
+  const Vec4 past = multiply(q_prev, quaternion((std::numbers::pi + 0.1) * n));
+  const Vec3 jump = darboux(q_prev, past, voronoi, BendingStrain::sine).value * voronoi;
+  EXPECT_LT((jump + 2 * std::cos(0.05) * n).norm(), 1e-14);  // -2 sin((π - 0.1)/2) n
+}
+
+TEST(CosseratLinear, DarbouxDerivativesMatchFiniteDifferences) {
+  // ∂Ω/∂q_{k-1} and ∂Ω/∂q_k of both measures against central differences in each quaternion
+  // entry (4-vectors off the unit sphere too: eq. 29 is a function of the raw entries), for
+  // relative rotations of 0.3 to 2.8 rad and both signs of q_k: relative error at most 1e-7.
+  const Vec4 q_prev = quaternion(Vec3(-0.3, 0.8, 0.5));
+  const Vec3 n = Vec3(0.6, -0.2, 0.7).normalized();
+  for (BendingStrain measure : {BendingStrain::sine, BendingStrain::tangent})
+    for (double theta : {0.3, 1.7, 2.8})
+      for (double sign : {1.0, -1.0}) {
+        const Vec4 q_next = sign * multiply(q_prev, quaternion(theta * n));
+        const Darboux d = darboux(q_prev, q_next, 0.02, measure);
+        Mat34 fd_prev, fd_next;
+        const double eps = 1e-6;
+        for (int c = 0; c < 4; ++c) {
+          const Vec4 e = eps * Vec4::Unit(c);
+          fd_prev.col(c) = (darboux(q_prev + e, q_next, 0.02, measure).value -
+                            darboux(q_prev - e, q_next, 0.02, measure).value) /
+                           (2 * eps);
+          fd_next.col(c) = (darboux(q_prev, q_next + e, 0.02, measure).value -
+                            darboux(q_prev, q_next - e, 0.02, measure).value) /
+                           (2 * eps);
+        }
+        EXPECT_LT((fd_prev - d.d_prev).norm(), 1e-7 * d.d_prev.norm())
+            << to_string(measure) << " θ " << theta << " sign " << sign;
+        EXPECT_LT((fd_next - d.d_next).norm(), 1e-7 * d.d_next.norm())
+            << to_string(measure) << " θ " << theta << " sign " << sign;
+      }
+}
+
+TEST(CosseratLinear, GradientMatchesFiniteDifferencesOfTheEnergy) {
+  // Validation 1: b = Jᵀ ∂E/∂x against central differences of E(T(s)), relative to ‖b‖: at
+  // most 1e-6. Stiff and soft rods, configurations near and far from the last step, both
+  // bending strain measures.
+  for (BendingStrain measure : {BendingStrain::sine, BendingStrain::tangent})
+    for (double stiffness : {6e-9, 1e-3}) {
+      for (double spread : {0.05, 0.6}) {
+        const RandomRod r = random_rod(10, stiffness, spread, 5, 1e-3, measure);
+        const Kinematics k = kinematics(r.s, r.rest);
+        const VecX b = apply_jt(k, energy_gradient(r.start, k, r.rest));
+        VecX fd(b.size());
+        for (int c = 0; c < r.s.size(); ++c) {
+          const double eps = 1e-6 * (c < 3 ? 0.01 : 1.0);  // metres for p_c, radians for ω
+          VecX plus = r.s, minus = r.s;
+          plus(c) += eps;
+          minus(c) -= eps;
+          fd(c) = (energy(r.start, kinematics(plus, r.rest), r.rest).total() -
+                   energy(r.start, kinematics(minus, r.rest), r.rest).total()) /
+                  (2 * eps);
+        }
+        EXPECT_LT((fd - b).norm(), 1e-6 * b.norm())
+            << to_string(measure) << ", stiffness " << stiffness << ", spread " << spread;
+      }
+    }
 }
 
 TEST(CosseratLinear, HybridPreconditionerIsPositiveDefinite) {
   // Validation 2 (§3.3, eqs. 23-26): P is symmetric positive definite for any state; dense
   // Cholesky of the assembled P succeeds for stiff (EI 1e3 N m²), hair-like and soft
-  // (1e-12 N m²) rods, far from rest, at 0.1 ms and 1 s steps.
+  // (1e-12 N m²) rods, far from rest, at 0.1 ms and 1 s steps. The states: every rotation
+  // vector moved by up to 1.2 rad (adjacent frames up to 168° apart) for the sine measure; for
+  // the tangent one by up to 1.0 rad (145°): its stiffness grows as 1/cos⁴(θ/2), and at 168°
+  // the stiff rod's P at 1 s steps has a condition number of 2e18 (eigenvalues measured
+  // 6.8e-10 to 1.3e9), beyond what double resolves: Cholesky fails there on round-off.
   int checked = 0;
-  for (double stiffness : {1e3, 6e-9, 1e-12})
-    for (double dt : {1e-4, 1.0})
-      for (unsigned seed : {11u, 12u, 13u}) {
-        const RandomRod r = random_rod(40, stiffness, 1.2, seed, dt);
-        const Kinematics k = kinematics(r.s, r.rest);
-        const HessianX h = hessian(r.start, k, r.rest);
-        const NewtonSystem system(k, h, r.rest, std::vector<bool>(40, false));
-        const BlockTridiagonal p = build_preconditioner(system, PreconditionerKind::hybrid);
-        MatX dense = MatX::Zero(120, 120);
-        for (int b = 0; b < 40; ++b) {
-          dense.block<3, 3>(3 * b, 3 * b) = p.diag[b];
-          if (b + 1 < 40) {
-            dense.block<3, 3>(3 * b, 3 * b + 3) = p.upper[b];
-            dense.block<3, 3>(3 * b + 3, 3 * b) = p.upper[b].transpose();
+  for (BendingStrain measure : {BendingStrain::sine, BendingStrain::tangent})
+    for (double stiffness : {1e3, 6e-9, 1e-12})
+      for (double dt : {1e-4, 1.0})
+        for (unsigned seed : {11u, 12u, 13u}) {
+          const double spread = measure == BendingStrain::sine ? 1.2 : 1.0;
+          const RandomRod r = random_rod(40, stiffness, spread, seed, dt, measure);
+          const Kinematics k = kinematics(r.s, r.rest);
+          const HessianX h = hessian(r.start, k, r.rest);
+          const NewtonSystem system(k, h, r.rest, std::vector<bool>(40, false));
+          const BlockTridiagonal p = build_preconditioner(system, PreconditionerKind::hybrid);
+          MatX dense = MatX::Zero(120, 120);
+          for (int b = 0; b < 40; ++b) {
+            dense.block<3, 3>(3 * b, 3 * b) = p.diag[b];
+            if (b + 1 < 40) {
+              dense.block<3, 3>(3 * b, 3 * b + 3) = p.upper[b];
+              dense.block<3, 3>(3 * b + 3, 3 * b) = p.upper[b].transpose();
+            }
           }
+          EXPECT_LT((dense - dense.transpose()).norm(), 1e-14 * dense.norm());
+          const Eigen::LLT<MatX> llt(dense);
+          EXPECT_EQ(llt.info(), Eigen::Success)
+              << to_string(measure) << ", EI " << stiffness << ", dt " << dt;
+          // P⁻¹ by block Thomas is backward stable: ‖P x - r‖ <= 1e-13 ‖P‖ ‖x‖ (condition
+          // numbers here reach 1e16, so forward errors say nothing).
+          const VecX rhs = VecX::Random(120);
+          const VecX x = apply_inverse(p, rhs);
+          EXPECT_LT((dense * x - rhs).norm(), 1e-13 * dense.norm() * x.norm());
+          ++checked;
         }
-        EXPECT_LT((dense - dense.transpose()).norm(), 1e-14 * dense.norm());
-        const Eigen::LLT<MatX> llt(dense);
-        EXPECT_EQ(llt.info(), Eigen::Success) << "EI " << stiffness << ", dt " << dt;
-        // P⁻¹ by block Thomas is backward stable: ‖P x - r‖ <= 1e-13 ‖P‖ ‖x‖ (condition
-        // numbers here reach 1e16, so forward errors say nothing).
-        const VecX rhs = VecX::Random(120);
-        const VecX x = apply_inverse(p, rhs);
-        EXPECT_LT((dense * x - rhs).norm(), 1e-13 * dense.norm() * x.norm());
-        ++checked;
-      }
-  EXPECT_EQ(checked, 18);
+  EXPECT_EQ(checked, 36);
 }
 
 TEST(CosseratLinear, PcgSolvesTheNewtonSystemWithEveryPreconditioner) {

@@ -146,6 +146,8 @@ TEST(CosseratScenes, BadScenesExitTwoNamingTheField) {
       {cant + "--set solver.newton_max_iterations=0",
        "solver.newton_max_iterations: must be between 1"},
       {cant + "--set solver.cg=1", "solver.cg: unknown field"},
+      {cant + "--set solver.bending_strain=cosine",
+       "solver.bending_strain: must be 'tangent' or 'sine' (got 'cosine')"},
       {cant + "--set rod.tip=clamped", "rod.tip: model 'cosserat' takes a free tip only"},
       {cant + "--set rod.shape=ring --set rod.radius=1", "rod.shape: model 'cosserat' takes open"},
       {cant + "--set backend=cpu", "backend: model 'cosserat' runs on the reference backend"},

@@ -315,10 +315,10 @@ double shortest_segment(const RestShape& rest) {
 }  // namespace
 
 CosseratRod rod_at_rest(std::span<const Vec3> polyline, const Vec3& stiffness, const Vec3& inertia,
-                        double linear_density, const Vec3& first_d1) {
+                        double linear_density, const Vec3& first_d1, BendingStrain measure) {
   CosseratRod rod;
   rod.s = configuration_from_polyline(polyline, first_d1);
-  rod.rest = rest_shape(polyline, rod.s, stiffness, inertia, linear_density);
+  rod.rest = rest_shape(polyline, rod.s, stiffness, inertia, linear_density, measure);
   rod.velocity.assign(polyline.size(), Vec3::Zero());
   rod.angular_velocity.assign(polyline.size() - 1, Vec3::Zero());
   return rod;

@@ -77,7 +77,8 @@ struct StepReport {
 
 // A free rod at rest in the shape of `polyline` (frames as configuration_from_polyline).
 CosseratRod rod_at_rest(std::span<const Vec3> polyline, const Vec3& stiffness, const Vec3& inertia,
-                        double linear_density, const Vec3& first_d1 = Vec3::Zero());
+                        double linear_density, const Vec3& first_d1 = Vec3::Zero(),
+                        BendingStrain measure = BendingStrain::tangent);
 // Clamps the root (root vertex and segment 0) where it is now; it then follows `motion`.
 void clamp_root(CosseratRod& rod, const ClampMotion& motion = {});
 

@@ -1,6 +1,8 @@
 // The implicit-Euler objective E(x) of eq. (8a) (App. A): bending and twisting (29), the
 // kinetic terms (30)-(31) and gravity; its gradient and the Hessian H of eq. (15).
 #include <Eigen/Geometry>
+#include <algorithm>
+#include <limits>
 
 #include "reference/cosserat/cosserat_rod.hpp"
 
@@ -46,14 +48,23 @@ RotationalTerm rotational_term(const StepStart& start, const Vec4& q, int segmen
 
 }  // namespace
 
-Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi) {
+Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi, BendingStrain measure) {
   // q and -q are one rotation: take q_k on q_{k-1}'s side so that Ω is the relative rotation
-  // (eq. 29 itself changes sign with q_k). Smooth unless adjacent frames differ by π.
+  // (eq. 29 itself changes sign with q_k). The sine measure is smooth unless adjacent frames
+  // differ by π; the tangent one (Ω / c, c = q_{k-1} · q_k = cos(θ/2)) is even in q_k.
   const double sign = q_prev.dot(q_next) < 0 ? -1.0 : 1.0;
+  const Vec4 next = sign * q_next;
   Darboux d;
   d.value = relative_rotation(q_prev, q_next) / voronoi;
-  d.d_prev = (2 / voronoi) * d_vec_d_first(sign * q_next);
+  d.d_prev = (2 / voronoi) * d_vec_d_first(next);
   d.d_next = (2 * sign / voronoi) * d_vec_d_second(q_prev);
+  if (measure == BendingStrain::sine) return d;
+  // Ω_tan = Ω / c: ∂Ω_tan = ∂Ω / c - Ω ∂c / c², ∂c/∂q_{k-1} = nextᵀ, ∂c/∂q_k = sign q_{k-1}ᵀ.
+  // c is held above ε (θ within ~1e-16 of π, an energy ~1e32 of a unit bend's).
+  const double c = std::max(q_prev.dot(next), std::numeric_limits<double>::epsilon());
+  d.d_prev = d.d_prev / c - d.value * next.transpose() / (c * c);
+  d.d_next = d.d_next / c - sign * d.value * q_prev.transpose() / (c * c);
+  d.value /= c;
   return d;
 }
 
@@ -62,7 +73,8 @@ EnergyTerms potential_energy(const Kinematics& k, const RestShape& rest, const V
   const int n = rest.vertex_count();
   const Vec3& K = rest.stiffness;
   for (int v = 1; v + 1 < n; ++v) {  // eq. (29)
-    const Vec3 strain = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]).value - rest.darboux[v];
+    const Vec3 strain =
+        darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain).value - rest.darboux[v];
     const double w = 0.5 * rest.voronoi[v];
     e.bending += w * (K(0) * strain(0) * strain(0) + K(1) * strain(1) * strain(1));
     e.twist += w * K(2) * strain(2) * strain(2);
@@ -99,7 +111,7 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
   for (std::size_t j = 0; j < start.resistance.size(); ++j)
     g.p[j] += start.resistance[j] * (k.x[j] - start.start[j]) / start.dt - start.air_force[j];
   for (int v = 1; v + 1 < n; ++v) {
-    const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]);
+    const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain);
     const Vec3 moment = rest.voronoi[v] * rest.stiffness.asDiagonal() * (d.value - rest.darboux[v]);
     g.q[v - 1] += d.d_prev.transpose() * moment;
     g.q[v] += d.d_next.transpose() * moment;
@@ -124,7 +136,8 @@ HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& r
     h.mq[i] = rest.length[i] * inv_dt2 * r.transpose() * rest.inertia.asDiagonal() * r;
   }
   h.bend.resize(n);
-  for (int v = 1; v + 1 < n; ++v) h.bend[v] = darboux(k.q[v - 1], k.q[v], rest.voronoi[v]);
+  for (int v = 1; v + 1 < n; ++v)
+    h.bend[v] = darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain);
   return h;
 }
 

@@ -6,6 +6,8 @@
 
 #include "reference/cosserat/cosserat_rod.hpp"
 
+#include "hairsim/error.hpp"
+
 namespace hairsim::cosserat {
 namespace {
 
@@ -131,10 +133,21 @@ VecX configuration_from_polyline(std::span<const Vec3> polyline, const Vec3& fir
   return s;
 }
 
+BendingStrain parse_bending_strain(const std::string& name, const std::string& where) {
+  if (name == "sine") return BendingStrain::sine;
+  if (name == "tangent") return BendingStrain::tangent;
+  throw Error(where, "must be 'tangent' or 'sine' (got '" + name + "')");
+}
+
+const char* to_string(BendingStrain measure) {
+  return measure == BendingStrain::sine ? "sine" : "tangent";
+}
+
 RestShape rest_shape(std::span<const Vec3> polyline, const VecX& s, const Vec3& stiffness,
-                     const Vec3& inertia, double linear_density) {
+                     const Vec3& inertia, double linear_density, BendingStrain measure) {
   const int n = static_cast<int>(polyline.size());
   RestShape r;
+  r.bending_strain = measure;
   r.stiffness = stiffness;
   r.inertia = inertia;
   r.length.resize(n - 1);
@@ -148,7 +161,8 @@ RestShape rest_shape(std::span<const Vec3> polyline, const VecX& s, const Vec3& 
   for (int k = 1; k + 1 < n; ++k) r.voronoi[k] = 0.5 * (r.length[k - 1] + r.length[k]);
   r.darboux.assign(n, Vec3::Zero());
   const Kinematics k = kinematics(s, r);
-  for (int v = 1; v + 1 < n; ++v) r.darboux[v] = darboux(k.q[v - 1], k.q[v], r.voronoi[v]).value;
+  for (int v = 1; v + 1 < n; ++v)
+    r.darboux[v] = darboux(k.q[v - 1], k.q[v], r.voronoi[v], measure).value;
   return r;
 }
 

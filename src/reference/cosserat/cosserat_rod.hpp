@@ -13,6 +13,7 @@
 // constraint exists: the vertices follow from s by the chain of eq. (7).
 #include <Eigen/Core>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace hairsim::cosserat {
@@ -25,11 +26,21 @@ using Mat34 = Eigen::Matrix<double, 3, 4>;
 using Mat43 = Eigen::Matrix<double, 4, 3>;
 using VecX = Eigen::VectorXd;
 
+// How eq. (29)'s Darboux vector measures a relative rotation θ about n between adjacent frames:
+// `sine`, the printed formula, 2 sin(θ/2) n / l̄ (it saturates at θ = π and jumps there as the
+// quaternion hemisphere flips); `tangent`, 2 tan(θ/2) n / l̄ (DER's curvature binormal; the energy
+// grows without bound towards θ = π). Both are second-order accurate; docs/models/cosserat.md.
+enum class BendingStrain { sine, tangent };
+// "sine" or "tangent"; throws Error(where, ...) on anything else.
+BendingStrain parse_bending_strain(const std::string& name, const std::string& where);
+const char* to_string(BendingStrain measure);
+
 // What the rod keeps of its undeformed shape and material.
 struct RestShape {
-  std::vector<double> length;     // l_i per segment (m)
-  std::vector<double> voronoi;    // l̄_k = (l_{k-1} + l_k) / 2 at interior vertex k; 0 at the ends
-  std::vector<Vec3> darboux;      // ε̄_k at interior vertex k (1/m), eq. (29); 0 at the ends
+  std::vector<double> length;   // l_i per segment (m)
+  std::vector<double> voronoi;  // l̄_k = (l_{k-1} + l_k) / 2 at interior vertex k; 0 at the ends
+  std::vector<Vec3> darboux;    // ε̄_k at interior vertex k (1/m), eq. (29); 0 at the ends
+  BendingStrain bending_strain = BendingStrain::tangent;  // the measure of ε̄_k and Ω_k
   std::vector<double> mass;       // lumped vertex masses m_j = ρA (l_{j-1} + l_j) / 2 (kg)
   Vec3 stiffness = Vec3::Zero();  // K_11 = K_22 = EI, K_33 = GJ (N m²), eq. (29)
   Vec3 inertia = Vec3::Zero();    // J_11 = J_22 = ρI, J_33 = 2ρI per unit length (kg m), eq. (31)
@@ -85,18 +96,20 @@ VecX configuration_from_polyline(std::span<const Vec3> polyline, const Vec3& fir
 // The rest shape of that configuration: lengths, lumped masses, and ε̄ computed from it by the
 // same formula as the energy, so the polyline is at rest under no load (curly or straight).
 RestShape rest_shape(std::span<const Vec3> polyline, const VecX& s, const Vec3& stiffness,
-                     const Vec3& inertia, double linear_density);
+                     const Vec3& inertia, double linear_density,
+                     BendingStrain measure = BendingStrain::tangent);
 
 // --- Energies (App. A) -------------------------------------------------------------------------
 // Eq. (29): the discrete Darboux vector at interior vertex k,
 //   Ω_k = (2 / ‖q‖²) (B_k (q_{k-1} + q_k))ᵀ (q_k - q_{k-1}) / (l_{k-1} + l_k),
 // which for unit quaternions is 2 vec(conj(q_{k-1}) ⊗ q_k) / l̄_k (relative_rotation / l̄_k), in
-// the body frame of segment k-1; and its derivatives with respect to the two quaternions.
+// the body frame of segment k-1 (`sine`); `tangent` divides it by q_{k-1} · q_k = cos(θ/2).
+// With its derivatives with respect to the two quaternions.
 struct Darboux {
   Vec3 value;
   Mat34 d_prev, d_next;  // ∂Ω/∂q_{k-1}, ∂Ω/∂q_k
 };
-Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi);
+Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi, BendingStrain measure);
 
 // What implicit Euler remembers of the last step: the kinetic terms of eqs. (30)-(31).
 struct StepStart {

@@ -56,9 +56,13 @@ kernels::Collider<double> parse_obstacle(JsonReader o) {
 // solver.*: the paper's solver settings (§4). Tolerances default to the paper's values scaled to
 // this rod (docs/models/cosserat.md): the paper's 1e-5 is 4e-4 of its Fig. 11 rod's weight, so
 // Newton stops at 4e-4 of this rod's weight (or of EI / L² without gravity), 1e-10 of it in
-// static mode; PCG at 1e-2 of Newton's (the paper's 1e-7 / 1e-5).
-SolverSettings parse_solver(JsonReader s, double force_scale, bool static_mode) {
+// static mode; PCG at 1e-2 of Newton's (the paper's 1e-7 / 1e-5). And the discrete Darboux
+// vector's measure (it shapes the rest curvature, so it is read before the rod is built).
+SolverSettings parse_solver(JsonReader s, double force_scale, bool static_mode,
+                            BendingStrain& measure) {
   SolverSettings out;
+  measure =
+      parse_bending_strain(s.string("bending_strain", "tangent"), s.path_of("bending_strain"));
   out.preconditioner =
       parse_preconditioner(s.string("preconditioner", "hybrid"), s.path_of("preconditioner"));
   out.newton_tolerance = s.number("newton_tolerance", (static_mode ? 1e-10 : 4e-4) * force_scale,
@@ -122,18 +126,13 @@ CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   const double rho_i = k.linear_density * k.radius * k.radius / 4;
   if (!(rho_i > 0) && !clamped)
     top.fail("material", "a rod with a free root needs material.radius (rotational inertia)");
-  sc.rod = rod_at_rest(rod_shape.x, Vec3(k.bending, k.bending, k.twist),
-                       Vec3(rho_i, rho_i, 2 * rho_i), k.linear_density);
   sc.rest_positions = rod_shape.x;
   sc.length = rod_shape.length;
-  if (clamped) clamp_root(sc.rod, motion);
-  sc.rod.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
-  for (JsonReader& o : top.objects("obstacles")) sc.rod.obstacles.push_back(parse_obstacle(o));
-  sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
+  const Vec3 gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
 
   // The rod's own time scale T = sqrt(ρA L⁴ / EI) and force scale: its weight, or EI / L².
   const double time_scale = std::sqrt(k.linear_density * std::pow(sc.length, 4) / k.bending);
-  const double weight = k.linear_density * sc.length * sc.rod.gravity.norm();
+  const double weight = k.linear_density * sc.length * gravity.norm();
   const double force_scale = weight > 0 ? weight : k.bending / (sc.length * sc.length);
   JsonReader time = top.object("time");
   const std::string integrator = time.string("integrator", "implicit");
@@ -148,7 +147,14 @@ CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   sc.static_tolerance = st.number("tolerance", 1e-12 * sc.length, "> 0", scene::positive);
   sc.static_max_steps = st.integer("max_steps", 100000, 1, 1'000'000'000);
   st.finish();
-  sc.solver = parse_solver(top.object("solver"), force_scale, sc.static_mode);
+  BendingStrain measure = BendingStrain::tangent;
+  sc.solver = parse_solver(top.object("solver"), force_scale, sc.static_mode, measure);
+  sc.rod = rod_at_rest(rod_shape.x, Vec3(k.bending, k.bending, k.twist),
+                       Vec3(rho_i, rho_i, 2 * rho_i), k.linear_density, Vec3::Zero(), measure);
+  if (clamped) clamp_root(sc.rod, motion);
+  sc.rod.gravity = gravity;
+  for (JsonReader& o : top.objects("obstacles")) sc.rod.obstacles.push_back(parse_obstacle(o));
+  sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
   JsonReader output = top.object("output");
   sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
   output.finish();
@@ -219,6 +225,7 @@ nlohmann::json summary(const CosseratScene& sc, const SolverTotals& totals, doub
           {"tip_position_m", array(k.x.back())},
           {"solver",
            {{"preconditioner", to_string(sc.solver.preconditioner)},
+            {"bending_strain", to_string(sc.rod.rest.bending_strain)},
             {"newton_iterations_per_step", ratio(totals.newton, totals.steps)},
             {"pcg_iterations_per_solve", ratio(totals.pcg_iterations, totals.pcg_solves)},
             {"pcg_solves_per_step", ratio(totals.pcg_solves, totals.steps)},
