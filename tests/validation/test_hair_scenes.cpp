@@ -128,7 +128,7 @@ struct FoldRun {
   double deepest = 0, widest = 0;
 };
 FoldRun shaken_demo_strands(const std::string& bending_strain) {
-  const nlohmann::json doc = nlohmann::json::parse(R"({
+  nlohmann::json scene = nlohmann::json::parse(R"({
     "model": "cosserat", "backend": "cpu", "precision": "float",
     "hair": {"generate": {"style": "wavy", "strands": 100, "length": 0.25, "seed": 7},
              "vertices": 24},
@@ -137,12 +137,11 @@ FoldRun shaken_demo_strands(const std::string& bending_strain) {
     "head": {"motion": {"type": "shake", "amplitude": 0.6, "frequency": 1.2, "duration": 2.5},
              "colliders": [{"shape": "ellipsoid", "radii": [0.075, 0.095, 0.095]}]},
     "time": {"integrator": "implicit", "dt": 0.001, "fps": 30, "duration": 1.0}})");
-  nlohmann::json scene = doc;
   scene["solver"]["bending_strain"] = bending_strain;
   const engine::HairScene sc = engine::parse_hair_scene(scene, ".");
   const std::vector<cosserat::CosseratRod> rods = engine::cosserat_rods(sc.setup);
   const int picked[] = {8, 64};
-  engine::CosseratHostBatch<float> batch(2, rods[8].rest.vertex_count());
+  engine::CosseratHostBatch<float> batch(2, rods[picked[0]].rest.vertex_count());
   for (int s = 0; s < 2; ++s) batch.load(s, rods[picked[s]]);
   const auto settings = engine::kernel_settings(engine::cosserat_settings(sc.setup));
   FoldRun run;
