@@ -10,6 +10,7 @@
 #include <numbers>
 #include <random>
 
+#include "common/friction.hpp"
 #include "cosserat_test_support.hpp"
 #include "reference/cosserat/cosserat_solver.hpp"
 
@@ -57,7 +58,8 @@ MatX dense_h(const HessianX& h, const RestShape& rest) {
   const int n = rest.vertex_count();
   MatX m = MatX::Zero(x_size(n), x_size(n));
   for (int j = 0; j < n; ++j)
-    m.block<3, 3>(3 * j, 3 * j) = h.h[j] * Mat3::Identity() + h.resistance_dt[j];
+    m.block<3, 3>(3 * j, 3 * j) =
+        h.h[j] * Mat3::Identity() + (h.vertex_block.empty() ? Mat3::Zero() : h.vertex_block[j]);
   for (int i = 0; i + 1 < n; ++i) m.block<4, 4>(3 * n + 4 * i, 3 * n + 4 * i) += h.mq[i];
   for (int v = 1; v + 1 < n; ++v) {
     MatX g = MatX::Zero(3, x_size(n));
@@ -217,6 +219,86 @@ TEST(CosseratLinear, GradientMatchesFiniteDifferencesOfTheEnergy) {
             << to_string(measure) << ", stiffness " << stiffness << ", spread " << spread;
       }
     }
+}
+
+TEST(CosseratLinear, FrictionProfileIsCoulombBeyondTheStickLength) {
+  // kernels/common/friction.hpp: f0(y) = y beyond the stick length s, f0' = f1 and f1' as
+  // central differences (1e-8 relative) on both sides of s, f0 and f1 continuous at s (1e-12),
+  // f1 rising from 0 to 1 on [0, s], and f1/y = 2/s at y = 0 (the stick's stiffness).
+  const double s = 1e-6;
+  for (double y : {0.1 * s, 0.5 * s, 0.9 * s, 1.5 * s, 10 * s}) {
+    const double h = 1e-5 * s;
+    const auto f = [&](double v) { return kernels::friction_profile(v, s); };
+    EXPECT_NEAR(f(y).force_per_slip * y, (f(y + h).value - f(y - h).value) / (2 * h), 1e-8)
+        << "f0' = f1 at y/s = " << y / s;
+    EXPECT_NEAR(
+        f(y).along_slip * s,
+        s * (f(y + h).force_per_slip * (y + h) - f(y - h).force_per_slip * (y - h)) / (2 * h), 1e-8)
+        << "f1' at y/s = " << y / s;
+    EXPECT_GE(f(y).force_per_slip * y, 0.0);
+    EXPECT_LE(f(y).force_per_slip * y, 1.0 + 1e-15);
+    if (y > s) {
+      EXPECT_DOUBLE_EQ(f(y).value, y);
+    }
+  }
+  const kernels::FrictionProfile<double> below = kernels::friction_profile(s * (1 - 1e-12), s),
+                                         at = kernels::friction_profile(s, s);
+  EXPECT_NEAR(below.value, at.value, 2e-12 * s);  // y differs by 1e-12 s
+  EXPECT_NEAR(below.force_per_slip * s, at.force_per_slip * s, 1e-11);
+  EXPECT_DOUBLE_EQ(kernels::friction_profile(0.0, s).force_per_slip, 2 / s);
+  EXPECT_DOUBLE_EQ(kernels::friction_profile(0.0, s).value, s / 3);
+}
+
+TEST(CosseratLinear, FrictionGradientAndHessianMatchFiniteDifferences) {
+  // The friction term of E (StepStart::friction) at vertices slipping less and more than the
+  // stick length, and not at all: ∂E/∂p_j against central differences of E (1e-7 relative), its
+  // Hessian block (HessianX::vertex_block) against central differences of the gradient (1e-6
+  // relative), positive semi-definite.
+  RandomRod r = random_rod(10, 6e-9, 0.3, 11);
+  const Kinematics k = kinematics(r.s, r.rest);
+  r.start.stick_length = 2e-5;
+  const Vec3 n = Vec3(0.3, 1, -0.2).normalized();
+  const double slips[] = {0.3e-5, 1.5e-5, 4e-5, 0.0};
+  for (int c = 0; c < 4; ++c) {
+    const int v = 2 + 2 * c;
+    const Vec3 tangent = n.cross(Vec3(c, 1, 0.5)).normalized();
+    // The anchor: off along the normal (which the slip ignores) and by the slip along the plane.
+    r.start.friction.push_back({v, n, k.x[v] - slips[c] * tangent + 1e-4 * n, 3e-6 * (1 + c)});
+  }
+  const auto friction_energy = [&](const Kinematics& at) {
+    return energy(r.start, at, r.rest).friction;
+  };
+  StepStart frictionless = r.start;  // the same step without the friction terms
+  frictionless.friction.clear();
+  const XVector g = energy_gradient(r.start, k, r.rest);
+  const HessianX h = hessian(r.start, k, r.rest), h_free = hessian(frictionless, k, r.rest);
+  const XVector g_free = energy_gradient(frictionless, k, r.rest);
+  for (const FrictionContact& c : r.start.friction) {
+    const Vec3 grad = g.p[c.vertex] - g_free.p[c.vertex];
+    Vec3 fd;
+    Mat3 hd;
+    // Steps of 5e-7 s: at zero slip f1/y has a kink (the |y| in f1/y = (2 - y/s)/s), so a
+    // difference quotient over ±ε is off by ε/(2s) there.
+    const double eps = 5e-7 * r.start.stick_length;
+    for (int e = 0; e < 3; ++e) {
+      Kinematics plus = k, minus = k;
+      plus.x[c.vertex](e) += eps;
+      minus.x[c.vertex](e) -= eps;
+      fd(e) = (friction_energy(plus) - friction_energy(minus)) / (2 * eps);
+      const auto friction_gradient = [&](const Kinematics& at) -> Vec3 {
+        return energy_gradient(r.start, at, r.rest).p[c.vertex] -
+               energy_gradient(frictionless, at, r.rest).p[c.vertex];
+      };
+      hd.col(e) = (friction_gradient(plus) - friction_gradient(minus)) / (2 * eps);
+    }
+    const Mat3 block = h.vertex_block[c.vertex] - h_free.vertex_block[c.vertex];
+    // (No slip, no force: then relative to the largest force, μ λ.)
+    EXPECT_LT((fd - grad).norm(), 1e-7 * std::max(grad.norm(), c.weight)) << c.vertex;
+    EXPECT_NEAR(grad.dot(c.normal), 0, 1e-12 * c.weight) << "no normal force from friction";
+    EXPECT_LT((hd - block).norm(), 1e-6 * block.norm()) << c.vertex;
+    EXPECT_GE(Eigen::SelfAdjointEigenSolver<Mat3>(block).eigenvalues().minCoeff(),
+              -1e-12 * block.norm());
+  }
 }
 
 TEST(CosseratLinear, HybridPreconditionerIsPositiveDefinite) {

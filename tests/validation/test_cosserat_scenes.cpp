@@ -160,6 +160,10 @@ TEST(CosseratScenes, BadScenesExitTwoNamingTheField) {
       {cant + "--set 'obstacles=[{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":-1}]'",
        "obstacles[0].radius: must be > 0"},
       {cyl + "--set contact_thickness=-0.1", "contact_thickness: must be >= 0"},
+      {cyl + "--set 'obstacles=[{\"type\":\"plane\",\"point\":[0,0,0],\"normal\":[0,1,0]," +
+           "\"friction\":-0.2}]'",
+       "obstacles[0].friction: must be >= 0"},
+      {cyl + "--set solver.stick_speed=0", "solver.stick_speed: must be > 0"},
       {cant + "--set static.tolerance=0", "static.tolerance: must be > 0"},
   };
   for (const auto& [args, expected] : cases) {

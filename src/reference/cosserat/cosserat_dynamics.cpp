@@ -51,24 +51,39 @@ struct Constraint {
   Vec3 normal;       // ∂φ/∂p_v
 };
 
-// Every vertex against every obstacle at time t (the obstacles' pose then).
-std::vector<Constraint> evaluate_constraints(const CosseratRod& rod, const std::vector<Vec3>& x,
-                                             double t) {
+// The obstacles' frame at time t: x_world = r x_obstacle + shift.
+struct ObstaclePose {
   Mat3 r = Mat3::Identity();
-  Vec3 shift = Vec3::Zero();  // x_world = r x_obstacle + shift
+  Vec3 shift = Vec3::Zero();
+  Vec3 to_local(const Vec3& x) const { return r.transpose() * (x - shift); }
+  Vec3 to_world(const Vec3& x) const { return r * x + shift; }
+};
+ObstaclePose obstacle_pose(const CosseratRod& rod, double t) {
+  ObstaclePose pose;
   if (rod.obstacle_motion) {
     const ClampMotion& m = *rod.obstacle_motion;
     const Vec3 c = m.center.value_or(Vec3::Zero());
-    r = m.rotation(t);
-    shift = c + m.translation(t) - r * c;
+    pose.r = m.rotation(t);
+    pose.shift = c + m.translation(t) - pose.r * c;
   }
+  return pose;
+}
+
+Constraint evaluate_constraint(const CosseratRod& rod, const ObstaclePose& pose, const Vec3& x,
+                               ContactPair pair) {
+  const kernels::SignedDistance<double> d =
+      kernels::signed_distance(rod.obstacles[pair.obstacle], to_kernel(pose.to_local(x)));
+  return {pair, d.distance - rod.contact_thickness, pose.r * from_kernel(d.normal)};
+}
+
+// Every vertex against every obstacle at time t (the obstacles' pose then).
+std::vector<Constraint> evaluate_constraints(const CosseratRod& rod, const std::vector<Vec3>& x,
+                                             double t) {
+  const ObstaclePose pose = obstacle_pose(rod, t);
   std::vector<Constraint> out;
   for (int o = 0; o < static_cast<int>(rod.obstacles.size()); ++o)
-    for (int v = first_free_vertex(rod); v < static_cast<int>(x.size()); ++v) {
-      const kernels::SignedDistance<double> d =
-          kernels::signed_distance(rod.obstacles[o], to_kernel(r.transpose() * (x[v] - shift)));
-      out.push_back({{v, o}, d.distance - rod.contact_thickness, r * from_kernel(d.normal)});
-    }
+    for (int v = first_free_vertex(rod); v < static_cast<int>(x.size()); ++v)
+      out.push_back(evaluate_constraint(rod, pose, x[v], {v, o}));
   return out;
 }
 
@@ -288,6 +303,23 @@ Mat3 drag(const CosseratRod& rod, const Kinematics& k, int j) {
   return share * (rod.drag_normal * (Mat3::Identity() - along) + rod.drag_tangent * along);
 }
 
+// Friction of the last step's active contacts with μ > 0 and a pushing multiplier: the normal
+// at the step's start, the touched surface point carried by the obstacle to the step's end.
+void add_friction(const CosseratRod& rod, const Kinematics& k, StepStart& start) {
+  const ObstaclePose now = obstacle_pose(rod, rod.time),
+                     next = obstacle_pose(rod, rod.time + start.dt);
+  for (std::size_t a = 0; a < rod.active.size() && a < rod.contact_force.size(); ++a) {
+    const ContactPair pair = rod.active[a];
+    const double mu = rod.obstacles[pair.obstacle].friction;
+    if (!(mu > 0 && rod.contact_force[a] > 0)) continue;
+    const Vec3& x = k.x[pair.vertex];
+    const Constraint c = evaluate_constraint(rod, now, x, pair);
+    start.friction.push_back(
+        {pair.vertex, c.normal, next.to_world(now.to_local(x)), mu * rod.contact_force[a]});
+  }
+  start.stick_length = rod.stick_speed * start.dt;
+}
+
 StepStart step_start(const CosseratRod& rod, const Kinematics& k, double dt) {
   StepStart start;
   start.dt = dt;
@@ -305,6 +337,7 @@ StepStart step_start(const CosseratRod& rod, const Kinematics& k, double dt) {
       start.air_force.push_back(d * Vec3(w.x, w.y, w.z));
     }
   }
+  add_friction(rod, k, start);
   return start;
 }
 
@@ -395,6 +428,9 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
   rod.s = s;
   rod.time += dt;
   rod.active = active;
+  // The next step's normal forces: this step's last multipliers (without a QP this step the
+  // active set is the last step's, and so are its forces).
+  if (lambda.size() == active.size()) rod.contact_force = lambda;
   report.active_contacts = static_cast<int>(active.size());
   for (const Constraint& c : evaluate_constraints(rod, k.x, rod.time))
     report.max_penetration = std::max(report.max_penetration, -c.value);

@@ -58,9 +58,14 @@ struct CosseratRod {
   // that motion (x_world = R(t) (x_head - c) + c + T(t), c its centre, the origin by default).
   std::vector<kernels::Collider<double>> obstacles;
   std::optional<ClampMotion> obstacle_motion;
-  double contact_thickness = 0;     // δ: how far the centerline stays from obstacles (m)
-  double time = 0;                  // s
-  std::vector<ContactPair> active;  // the last step's active set (warm start of the next)
+  double contact_thickness = 0;  // δ: how far the centerline stays from obstacles (m)
+  // Coulomb friction of the obstacles (their `friction` μ; the paper has none): the lagged,
+  // smoothed potential of kernels/common/friction.hpp, with the last step's multipliers as the
+  // normal forces; slips slower than stick_speed (ε_v) count as sticking.
+  double stick_speed = 1e-3;          // m/s
+  double time = 0;                    // s
+  std::vector<ContactPair> active;    // the last step's active set (warm start of the next)
+  std::vector<double> contact_force;  // their multipliers λ (N), the next step's normal forces
 };
 
 struct StepReport {

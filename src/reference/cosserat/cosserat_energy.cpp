@@ -4,10 +4,17 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/friction.hpp"
 #include "reference/cosserat/cosserat_rod.hpp"
 
 namespace hairsim::cosserat {
 namespace {
+
+// A frictional contact's slip u = (I - n nᵀ)(p - anchor) at the vertex's current position.
+Vec3 slip(const FrictionContact& c, const Kinematics& k) {
+  const Vec3 d = k.x[c.vertex] - c.anchor;
+  return d - c.normal.dot(d) * c.normal;
+}
 
 Mat3 cross_matrix(const Vec3& v) {
   Mat3 m;
@@ -93,6 +100,8 @@ EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape&
     const Vec3 d = k.x[j] - start.start[j];
     e.resistance += 0.5 / start.dt * d.dot(start.resistance[j] * d) - d.dot(start.air_force[j]);
   }
+  for (const FrictionContact& c : start.friction)
+    e.friction += c.weight * kernels::friction_profile(slip(c, k).norm(), start.stick_length).value;
   for (int i = 0; i + 1 < n; ++i) {  // eq. (31)
     const Vec3 err = rotational_term(start, k.q[i], i).error;
     e.rotational += 0.5 * rest.length[i] * inv_dt2 * err.dot(rest.inertia.asDiagonal() * err);
@@ -110,6 +119,11 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
     g.p[j] = rest.mass[j] * (inv_dt2 * (k.x[j] - start.predicted[j]) - start.gravity);
   for (std::size_t j = 0; j < start.resistance.size(); ++j)
     g.p[j] += start.resistance[j] * (k.x[j] - start.start[j]) / start.dt - start.air_force[j];
+  for (const FrictionContact& c : start.friction) {  // μ λ (f1 / |u|) u
+    const Vec3 u = slip(c, k);
+    g.p[c.vertex] +=
+        c.weight * kernels::friction_profile(u.norm(), start.stick_length).force_per_slip * u;
+  }
   for (int v = 1; v + 1 < n; ++v) {
     const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain);
     const Vec3 moment = rest.voronoi[v] * rest.stiffness.asDiagonal() * (d.value - rest.darboux[v]);
@@ -129,7 +143,16 @@ HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& r
   HessianX h;
   h.h.resize(n);
   for (int j = 0; j < n; ++j) h.h[j] = rest.mass[j] * inv_dt2;
-  for (const Mat3& c : start.resistance) h.resistance_dt.push_back(c / start.dt);
+  for (const Mat3& c : start.resistance) h.vertex_block.push_back(c / start.dt);
+  if (!start.friction.empty()) h.vertex_block.resize(n, Mat3::Zero());
+  for (const FrictionContact& c : start.friction) {  // μ λ [(f1/y) P + (f1' - f1/y) û ûᵀ]
+    const Vec3 u = slip(c, k);
+    const double y = u.norm();
+    const kernels::FrictionProfile<double> f = kernels::friction_profile(y, start.stick_length);
+    Mat3 block = f.force_per_slip * (Mat3::Identity() - c.normal * c.normal.transpose());
+    if (y > 0) block += (f.along_slip - f.force_per_slip) / (y * y) * u * u.transpose();
+    h.vertex_block[c.vertex] += c.weight * block;
+  }
   h.mq.resize(n - 1);
   for (int i = 0; i + 1 < n; ++i) {
     const Mat34 r = rotational_term(start, k.q[i], i).r;

@@ -111,6 +111,15 @@ struct Darboux {
 };
 Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi, BendingStrain measure);
 
+// One frictional contact of a step: the vertex, the surface's normal at the step's start, the
+// surface point it touched then, carried to the step's end (m), and μ λ (N), λ the normal force.
+struct FrictionContact {
+  int vertex = 0;
+  Vec3 normal = Vec3::Zero();
+  Vec3 anchor = Vec3::Zero();
+  double weight = 0;
+};
+
 // What implicit Euler remembers of the last step: the kinetic terms of eqs. (30)-(31).
 struct StepStart {
   double dt = 0;                // Δt (s)
@@ -124,6 +133,10 @@ struct StepStart {
   std::vector<Vec4> q;            // q_t per segment
   std::vector<Vec3> rotation_dt;  // Δt Ω_t: body angular velocity times Δt per segment (rad)
   Vec3 gravity = Vec3::Zero();    // m/s²
+  // Coulomb friction of the contacts at the step's start, lagged (kernels/common/friction.hpp):
+  // μ λ f0(|(I - n nᵀ)(p_vertex - anchor)|) each, with stick length ε_v Δt. Empty: none.
+  std::vector<FrictionContact> friction;
+  double stick_length = 0;  // ε_v Δt (m)
 };
 
 struct EnergyTerms {
@@ -132,8 +145,9 @@ struct EnergyTerms {
   double rotational = 0;          // eq. (31), per segment (docs/models/cosserat.md) (J)
   double gravity = 0;             // -Σ m_j g . p_j (J)
   double resistance = 0;          // the damping and drag term (J)
+  double friction = 0;            // Σ μ λ f0(|u|) (J)
   double total() const {
-    return bending + twist + translational + rotational + gravity + resistance;
+    return bending + twist + translational + rotational + gravity + resistance + friction;
   }
 };
 EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape& rest);
@@ -152,10 +166,10 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
 // K_q the Gauss-Newton part of the bending and twisting Hessian, Σ_k l̄_k G_kᵀ K G_k, G_k the
 // Darboux vector's derivative (positive semi-definite; the paper assumes H positive definite).
 struct HessianX {
-  std::vector<double> h;            // m_j / Δt² per vertex
-  std::vector<Mat3> resistance_dt;  // C_j / Δt per vertex (empty without resistance)
-  std::vector<Mat4> mq;             // M_q,i / Δt² per segment (block diagonal)
-  std::vector<Darboux> bend;        // G_k per interior vertex (entries 0 and n-1 unused)
+  std::vector<double> h;           // m_j / Δt² per vertex
+  std::vector<Mat3> vertex_block;  // C_j / Δt + friction's ∇² per vertex (empty without either)
+  std::vector<Mat4> mq;            // M_q,i / Δt² per segment (block diagonal)
+  std::vector<Darboux> bend;       // G_k per interior vertex (entries 0 and n-1 unused)
 };
 HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& rest);
 

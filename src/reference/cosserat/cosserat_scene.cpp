@@ -17,7 +17,8 @@ kernels::Vector3<double> to_kernel(const Vec3& v) {
 }
 
 // obstacles[i]: plane (point, normal), sphere (center, radius), capsule (a, b, radius),
-// cylinder (point, axis, radius; infinite). Static, in world coordinates.
+// cylinder (point, axis, radius; infinite). Static, in world coordinates; optional Coulomb
+// friction μ (0, the paper's frictionless contacts, by default).
 kernels::Collider<double> parse_obstacle(JsonReader o) {
   kernels::Collider<double> c;
   const std::string type = o.string("type", std::nullopt);
@@ -49,6 +50,7 @@ kernels::Collider<double> parse_obstacle(JsonReader o) {
   } else {
     o.fail("type", "must be 'plane', 'sphere', 'capsule' or 'cylinder' (got '" + type + "')");
   }
+  c.friction = o.number("friction", 0.0, ">= 0", scene::non_negative);
   o.finish();
   return c;
 }
@@ -57,12 +59,17 @@ kernels::Collider<double> parse_obstacle(JsonReader o) {
 // this rod (docs/models/cosserat.md): the paper's 1e-5 is 4e-4 of its Fig. 11 rod's weight, so
 // Newton stops at 4e-4 of this rod's weight (or of EI / L² without gravity), 1e-10 of it in
 // static mode; PCG at 1e-2 of Newton's (the paper's 1e-7 / 1e-5). And the discrete Darboux
-// vector's measure (it shapes the rest curvature, so it is read before the rod is built).
-SolverSettings parse_solver(JsonReader s, double force_scale, bool static_mode,
-                            BendingStrain& measure) {
+// vector's measure (it shapes the rest curvature, so it is read before the rod is built) and
+// friction's stick speed ε_v, which are the rod's.
+struct RodChoices {
+  BendingStrain measure = BendingStrain::tangent;
+  double stick_speed = 1e-3;  // m/s
+};
+SolverSettings parse_solver(JsonReader s, double force_scale, bool static_mode, RodChoices& rod) {
   SolverSettings out;
-  measure =
+  rod.measure =
       parse_bending_strain(s.string("bending_strain", "tangent"), s.path_of("bending_strain"));
+  rod.stick_speed = s.number("stick_speed", rod.stick_speed, "> 0", scene::positive);
   out.preconditioner =
       parse_preconditioner(s.string("preconditioner", "hybrid"), s.path_of("preconditioner"));
   out.newton_tolerance = s.number("newton_tolerance", (static_mode ? 1e-10 : 4e-4) * force_scale,
@@ -147,10 +154,12 @@ CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   sc.static_tolerance = st.number("tolerance", 1e-12 * sc.length, "> 0", scene::positive);
   sc.static_max_steps = st.integer("max_steps", 100000, 1, 1'000'000'000);
   st.finish();
-  BendingStrain measure = BendingStrain::tangent;
-  sc.solver = parse_solver(top.object("solver"), force_scale, sc.static_mode, measure);
-  sc.rod = rod_at_rest(rod_shape.x, Vec3(k.bending, k.bending, k.twist),
-                       Vec3(rho_i, rho_i, 2 * rho_i), k.linear_density, Vec3::Zero(), measure);
+  RodChoices choices;
+  sc.solver = parse_solver(top.object("solver"), force_scale, sc.static_mode, choices);
+  sc.rod =
+      rod_at_rest(rod_shape.x, Vec3(k.bending, k.bending, k.twist), Vec3(rho_i, rho_i, 2 * rho_i),
+                  k.linear_density, Vec3::Zero(), choices.measure);
+  sc.rod.stick_speed = choices.stick_speed;
   if (clamped) clamp_root(sc.rod, motion);
   sc.rod.gravity = gravity;
   for (JsonReader& o : top.objects("obstacles")) sc.rod.obstacles.push_back(parse_obstacle(o));
@@ -226,6 +235,7 @@ nlohmann::json summary(const CosseratScene& sc, const SolverTotals& totals, doub
           {"solver",
            {{"preconditioner", to_string(sc.solver.preconditioner)},
             {"bending_strain", to_string(sc.rod.rest.bending_strain)},
+            {"stick_speed_m_per_s", sc.rod.stick_speed},
             {"newton_iterations_per_step", ratio(totals.newton, totals.steps)},
             {"pcg_iterations_per_solve", ratio(totals.pcg_iterations, totals.pcg_solves)},
             {"pcg_solves_per_step", ratio(totals.pcg_solves, totals.steps)},

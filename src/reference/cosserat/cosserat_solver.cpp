@@ -39,7 +39,7 @@ XVector apply_h(const HessianX& h, const RestShape& rest, const XVector& y) {
   out.p.resize(n);
   out.q.resize(n - 1);
   for (int j = 0; j < n; ++j) out.p[j] = h.h[j] * y.p[j];
-  for (std::size_t j = 0; j < h.resistance_dt.size(); ++j) out.p[j] += h.resistance_dt[j] * y.p[j];
+  for (std::size_t j = 0; j < h.vertex_block.size(); ++j) out.p[j] += h.vertex_block[j] * y.p[j];
   for (int i = 0; i + 1 < n; ++i) out.q[i] = h.mq[i] * y.q[i];
   for (int v = 1; v + 1 < n; ++v) {  // K_q = Σ_v l̄_v G_vᵀ K G_v
     const Darboux& g = h.bend[v];
@@ -99,7 +99,7 @@ BlockTridiagonal build_preconditioner(const NewtonSystem& system, Preconditioner
   // J^iᵀ (Σ_{j>i} H_j) J^i for segment i, H_j = h_j I (+ C_j / Δt with resistance).
   auto block = [&](int j) -> Mat3 {
     Mat3 b = h.h[j] * Mat3::Identity();
-    if (!h.resistance_dt.empty()) b += h.resistance_dt[j];
+    if (!h.vertex_block.empty()) b += h.vertex_block[j];
     return b;
   };
   Mat3 beyond = Mat3::Zero();
