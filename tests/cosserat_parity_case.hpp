@@ -103,6 +103,7 @@ kernels::cosserat::Loads<T> loads_at(double t) {
   l.wind = kernels::convert<T>(wind());
   l.time = T(t);
   l.head = pose_at<T>(t + kDt);
+  l.head_start = pose_at<T>(t);
   return l;
 }
 

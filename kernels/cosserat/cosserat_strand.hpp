@@ -10,6 +10,7 @@
 
 #include "common/block_thomas.hpp"
 #include "common/colliders.hpp"
+#include "common/friction.hpp"
 #include "common/hd.hpp"
 #include "common/scan.hpp"
 #include "common/small_matrix.hpp"
@@ -54,7 +55,8 @@ struct CosseratBatchArrays {
   T* rotation_dt = nullptr;  // Δt Ω_t (3 per segment)
   T* resistance = nullptr;   // C_j = D_j + d m_j I, 3 x 3 row-major (9 per vertex; Loads)
   T* air_force = nullptr;    // D_j w_j, N (3 per vertex)
-  T* contact = nullptr;      // active penalty contact: world normal and k_j (4 per vertex)
+  T* friction = nullptr;     // lagged friction: normal, anchor (m), μ λ (N) (7 per vertex)
+  T* contact = nullptr;      // the contacts' Hessian block, penalty + friction (9 per vertex)
   // Kinematics of the current s (one place computes them).
   T* q = nullptr;          // 4 per segment
   T* dq = nullptr;         // ∂q/∂ω, 4 x 3 row-major (12 per segment)
@@ -88,7 +90,7 @@ HS_HD void for_each_array(CosseratBatchArrays<T>& a, F&& f) {
   f(a.length, e), f(a.darboux, 3 * v), f(a.mass, v), f(a.stiffness, 3), f(a.inertia, 3);
   f(a.root_rest, 3), f(a.frame_rest, 9);
   f(a.predicted, 3 * v), f(a.start_x, 3 * v), f(a.start_q, 4 * e), f(a.rotation_dt, 3 * e);
-  f(a.resistance, 9 * v), f(a.air_force, 3 * v), f(a.contact, 4 * v);
+  f(a.resistance, 9 * v), f(a.air_force, 3 * v), f(a.friction, 7 * v), f(a.contact, 9 * v);
   f(a.q, 4 * e), f(a.dq, 12 * e), f(a.x, 3 * v), f(a.dx, 9 * e);
   f(a.bend_prev, 12 * v), f(a.bend_next, 12 * v), f(a.mq, 16 * e);
   f(a.saved, 3 * v), f(a.gradient, 3 * v), f(a.step, 3 * v), f(a.residual, 3 * v);
@@ -283,8 +285,23 @@ HS_HD RotationalTerm<T> rotational_term(const Strand<T>& st, const V4<T>& q, int
 // The head's rigid pose: x -> rotation x + translation (rotation row-major).
 template <class T>
 struct Pose {
-  T rotation[9];
-  T translation[3];
+  T rotation[9] = {T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)};
+  T translation[3] = {T(0), T(0), T(0)};
+  HS_HD M3<T> r() const {
+    M3<T> m;
+    for (int k = 0; k < 9; ++k) m[k] = rotation[k];
+    return m;
+  }
+  HS_HD V3<T> to_head(const V3<T>& x) const {
+    V3<T> d = x;
+    for (int k = 0; k < 3; ++k) d[k] -= translation[k];
+    return transpose_times(r(), d);
+  }
+  HS_HD V3<T> to_world(const V3<T>& local) const {
+    V3<T> x = r() * local;
+    for (int k = 0; k < 3; ++k) x[k] += translation[k];
+    return x;
+  }
 };
 
 // External loads of a step: gravity, the linear resistance the reference takes implicitly
@@ -298,6 +315,7 @@ struct Loads {
   WindField<T> wind;                    // evaluated at the step's start
   T time = 0;                           // s, the step's start (the wind's clock)
   Pose<T> head;                         // at the step's end
+  Pose<T> head_start;                   // at the step's start (friction's lagged contacts)
   // Colliders (head frame) by an implicit penalty, not the reference's active set: a free
   // vertex with gap c = φ - δ < 0 adds ½ k_j c², k_j = κ m_j / Δt², so that it penetrates by about
   // (v Δt + g Δt²) / κ: 1e-7 m for 1 m/s at 1 ms with κ = 1e4 (docs/models/cosserat.md; the
@@ -306,39 +324,107 @@ struct Loads {
   Collider<T> colliders[kMaxColliders];
   T contact_thickness = 0;   // δ, m
   T contact_ratio = T(1e4);  // κ
+  // Coulomb friction (the colliders' μ): a vertex inside a collider at the step's start, pushed
+  // out by the penalty's λ = k_j |c|, adds μ λ f0(|u|) (kernels/common/friction.hpp), its slip u
+  // measured from the surface point it touched, carried by the head; ε_v = stick_speed.
+  T stick_speed = T(1e-3);  // m/s
   HS_HD bool resistive() const {
     return damping != T(0) || drag_normal != T(0) || drag_tangent != T(0);
   }
+  HS_HD bool frictional() const {
+    for (int c = 0; c < collider_count; ++c)
+      if (colliders[c].friction > T(0)) return true;
+    return false;
+  }
 };
 
-// The smallest gap φ - δ of point x over the colliders (head frame: x_head = Rᵀ (x - t)) and
-// that collider's outward normal in the world; 1 m and no normal without colliders.
+// The smallest gap φ - δ of point x over the colliders with the head at `pose` (head frame:
+// x_head = Rᵀ (x - t)), that collider's outward normal in the world and its μ; 1 m and no normal
+// without colliders. By default the head at the step's end.
 template <class T>
 struct Gap {
   T value;
   V3<T> normal;
+  T friction;
 };
 template <class T>
-HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x) {
-  Gap<T> gap{T(1), V3<T>::zero()};
+HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x, const Pose<T>& pose) {
+  Gap<T> gap{T(1), V3<T>::zero(), T(0)};
   if (loads.collider_count == 0) return gap;
-  M3<T> r;
-  for (int k = 0; k < 9; ++k) r[k] = loads.head.rotation[k];
-  V3<T> d = x;
-  for (int k = 0; k < 3; ++k) d[k] -= loads.head.translation[k];
-  const V3<T> local = transpose_times(r, d);
+  const V3<T> local = pose.to_head(x);
   for (int c = 0; c < loads.collider_count; ++c) {
     const SignedDistance<T> sd =
         signed_distance(loads.colliders[c], Vector3<T>{local[0], local[1], local[2]});
     const T value = sd.distance - loads.contact_thickness;
-    if (value < gap.value) gap = {value, r * V3<T>{{{sd.normal.x}, {sd.normal.y}, {sd.normal.z}}}};
+    if (value < gap.value)
+      gap = {value, pose.r() * V3<T>{{{sd.normal.x}, {sd.normal.y}, {sd.normal.z}}},
+             loads.colliders[c].friction};
   }
   return gap;
+}
+template <class T>
+HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x) {
+  return contact_gap(loads, x, loads.head);
 }
 // The penalty stiffness of vertex j, κ m_j / Δt² (N/m).
 template <class T>
 HS_HD T contact_stiffness(const Strand<T>& st, const Loads<T>& loads, T dt, int j) {
   return loads.contact_ratio * st.rows(st.a.mass)[j] / (dt * dt);
+}
+
+// Friction's lagged contacts of a step: a free vertex inside a collider with μ > 0 at the step's
+// start (the head then) keeps the normal n there, the touched surface point carried by the head
+// to the step's end (its anchor a) and μ λ, λ = k_j |c| the penalty's force then; μ λ = 0 at the
+// other vertices. The reference takes its own last multipliers as λ (cosserat::CosseratRod).
+template <class T>
+HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, T dt) {
+  for (int v = 0; v < st.vertices(); ++v) {
+    Vec<T, 7> f = Vec<T, 7>::zero();
+    const V3<T> x = st.template get<3, 1>(st.a.start_x, v);
+    const Gap<T> gap = v >= 2 ? contact_gap(loads, x, loads.head_start) : Gap<T>{T(1), {}, T(0)};
+    if (gap.value < T(0) && gap.friction > T(0)) {
+      const V3<T> anchor = loads.head.to_world(loads.head_start.to_head(x));
+      for (int k = 0; k < 3; ++k) f[k] = gap.normal[k], f[3 + k] = anchor[k];
+      f[6] = gap.friction * contact_stiffness(st, loads, dt, v) * -gap.value;
+    }
+    st.set(st.a.friction, v, f);
+  }
+}
+
+// Vertex v's friction at its current position: μ λ, the normal, the slip u = (I - n nᵀ)(x - a)
+// and the smoothed Coulomb profile at |u| (kernels/common/friction.hpp).
+template <class T>
+struct FrictionTerm {
+  T weight = 0;  // μ λ, N (0: no friction at v)
+  V3<T> normal, slip;
+  FrictionProfile<T> profile;
+  HS_HD T energy() const { return weight * profile.value; }
+  HS_HD V3<T> gradient() const { return (weight * profile.force_per_slip) * slip; }
+  // μ λ [(f1/y) (I - n nᵀ) + (f1' - f1/y) û ûᵀ], positive semi-definite.
+  HS_HD M3<T> hessian() const {
+    const T y2 = dot(slip, slip);
+    const T across = weight * profile.force_per_slip;
+    const T along = y2 > T(0) ? weight * (profile.along_slip - profile.force_per_slip) / y2 : T(0);
+    M3<T> h;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        h(r, c) =
+            across * ((r == c ? T(1) : T(0)) - normal[r] * normal[c]) + along * slip[r] * slip[c];
+    return h;
+  }
+};
+template <class T>
+HS_HD FrictionTerm<T> friction_term(const Strand<T>& st, const Loads<T>& loads, T dt, int v) {
+  FrictionTerm<T> t;
+  const Vec<T, 7> f = st.template get<7, 1>(st.a.friction, v);
+  if (!(f[6] > T(0))) return t;
+  t.weight = f[6];
+  const V3<T> x = st.template get<3, 1>(st.a.x, v);
+  V3<T> d;
+  for (int k = 0; k < 3; ++k) t.normal[k] = f[k], d[k] = x[k] - f[3 + k];
+  t.slip = d - dot(t.normal, d) * t.normal;
+  t.profile = friction_profile(norm3(t.slip), loads.stick_speed * dt);
+  return t;
 }
 
 template <class T>
@@ -374,6 +460,8 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
     const Gap<T> g = contact_gap(loads, st.template get<3, 1>(a.x, v));
     if (g.value < T(0)) resist += T(0.5) * contact_stiffness(st, loads, dt, v) * g.value * g.value;
   }
+  for (int v = 2; v < st.vertices() && loads.frictional(); ++v)
+    resist += friction_term(st, loads, dt, v).energy();
   if (loads.resistive())
     for (int v = 0; v < st.vertices(); ++v) {
       const V3<T> d = st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v);
@@ -439,6 +527,7 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
     if (v >= 2 && loads.collider_count > 0) {  // the penalty's k c n
       const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
       if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.normal;
+      if (loads.frictional()) g += friction_term(st, loads, dt, v).gradient();
     }
     st.set(a.xp, v, g);
   }
@@ -466,15 +555,18 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
   const auto& a = st.a;
   const V3<T> j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
-  // The penalty's Gauss-Newton block k n nᵀ at the vertices in contact now (k = 0 elsewhere).
+  // The contacts' block: the penalty's Gauss-Newton k n nᵀ at the vertices in contact now, and
+  // the friction's Hessian at those in contact at the step's start (zero elsewhere).
   for (int v = 0; v < st.vertices(); ++v) {
-    V4<T> c = V4<T>::zero();
+    M3<T> c = M3<T>::zero();
     if (v >= 2 && loads.collider_count > 0) {
       const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
       if (gap.value < T(0)) {
-        for (int k = 0; k < 3; ++k) c[k] = gap.normal[k];
-        c[3] = contact_stiffness(st, loads, dt, v);
+        const T k = contact_stiffness(st, loads, dt, v);
+        for (int r = 0; r < 3; ++r)
+          for (int e = 0; e < 3; ++e) c(r, e) = k * gap.normal[r] * gap.normal[e];
       }
+      if (loads.frictional()) c += friction_term(st, loads, dt, v).hessian();
     }
     st.set(a.contact, v, c);
   }
@@ -509,11 +601,7 @@ HS_HD void apply_a(const Strand<T>& st, T dt, bool resistive, T* v, T* out) {
     const V3<T> y = st.template get<3, 1>(a.xp, p);
     V3<T> hy = (st.rows(a.mass)[p] * inv_dt2) * y;
     if (resistive) hy += resistance_dt(st, dt, p) * y;
-    const V4<T> c = st.template get<4, 1>(a.contact, p);
-    if (c[3] != T(0)) {
-      const T ny = c[0] * y[0] + c[1] * y[1] + c[2] * y[2];
-      for (int e = 0; e < 3; ++e) hy[e] += c[3] * ny * c[e];
-    }
+    hy += st.template get<3, 3>(a.contact, p) * y;
     st.set(a.hp, p, hy);
   }
   for (int i = 0; i < st.segments(); ++i)
@@ -545,9 +633,7 @@ HS_HD void build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preco
   auto block = [&](int j) {
     M3<T> b = (st.rows(a.mass)[j] * inv_dt2) * M3<T>::identity();
     if (resistive) b += resistance_dt(st, dt, j);
-    const V4<T> c = st.template get<4, 1>(a.contact, j);
-    for (int r = 0; r < 3; ++r)
-      for (int e = 0; e < 3; ++e) b(r, e) += c[3] * c[r] * c[e];
+    b += st.template get<3, 3>(a.contact, j);
     return b;
   };
   const M3<T> beyond_root = reverse_inclusive_scan(
@@ -819,6 +905,7 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
     st.set(a.rotation_dt, i, dt * st.template get<3, 1>(a.spin, i));
   }
   if (loads.resistive()) set_resistance(st, loads);
+  if (loads.frictional()) set_friction(st, loads, dt);
   place_root(st, loads.head);
   const int size = 3 * st.vertices();
   T coordinate_scale = 0;  // max |x_j| at the step's start

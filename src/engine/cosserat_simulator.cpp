@@ -32,6 +32,7 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
     // head; the batched kernels take them by a penalty (Loads). Contact at the centreline (as DER).
     rod.obstacles = setup.colliders;
     rod.obstacle_motion = setup.head;
+    rod.stick_speed = setup.stick_speed;
     rods.push_back(std::move(rod));
   }
   return rods;
@@ -81,6 +82,8 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.wind = kernels::convert<T>(setup.wind);
   loads.time = T(t);
   loads.head = cosserat_head_pose<T>(setup.head, t + setup.dt);
+  loads.head_start = cosserat_head_pose<T>(setup.head, t);
+  loads.stick_speed = T(setup.stick_speed);
   loads.collider_count = int(setup.colliders.size());
   const bool float_precision = sizeof(T) == sizeof(float);
   loads.contact_ratio = T(setup.contact_ratio > 0 ? setup.contact_ratio

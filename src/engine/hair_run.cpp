@@ -343,7 +343,8 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
         {"pcg_iterations_per_solve",
          counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0},
         {"failures", counts.solver_failures},
-        {"bending_strain", cosserat::to_string(sc.setup.bending_strain)}};
+        {"bending_strain", cosserat::to_string(sc.setup.bending_strain)},
+        {"stick_speed_m_per_s", sc.setup.stick_speed}};
   }
   s["energy"] = measures.trace;
   if (!sc.notice.empty()) s["notice"] = sc.notice;

@@ -311,6 +311,7 @@ void parse_cosserat_solver(JsonReader s, HairSetup& setup) {
       s.number("contact_ratio", 0.0, ">= 0 (0: the precision's default)", scene::non_negative);
   setup.bending_strain = cosserat::parse_bending_strain(s.string("bending_strain", "tangent"),
                                                         s.path_of("bending_strain"));
+  setup.stick_speed = s.number("stick_speed", setup.stick_speed, "> 0", scene::positive);
   s.finish();
 }
 

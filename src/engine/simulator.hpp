@@ -80,6 +80,9 @@ struct HairSetup {
   // coordinates) times 1e4 m/Δt² would be ~10 vertex weights of noise that Newton cannot reduce
   // (docs/models/cosserat.md has the measurements).
   double contact_ratio = 0;
+  // Cosserat: the colliders' Coulomb friction (their μ) is smoothed below this slip speed, ε_v
+  // (kernels/common/friction.hpp): slower contacts stick, creeping at most this fast (m/s).
+  double stick_speed = 1e-3;
   // Cosserat: the discrete Darboux vector's measure (docs/models/cosserat.md): tangent, or the
   // paper's printed eq. (29), sine, which lets a segment fold onto its neighbour.
   cosserat::BendingStrain bending_strain = cosserat::BendingStrain::tangent;

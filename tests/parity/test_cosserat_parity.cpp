@@ -139,17 +139,18 @@ TEST(CosseratParity, SimulatorCpuFollowsTheReference) {
 }
 
 TEST(CosseratParity, HeadColliderHoldsTheHairOnBothBackends) {
-  // The simulator parity case with its head sphere (radius 7.4 cm, the strands start 1-10 mm off
-  // the scalp and fall onto it): the reference resolves contacts by its active set, the kernels by
-  // a penalty of κ = 1e4 in double, 300 in float (docs/models/cosserat.md). No vertex is ever
+  // The simulator parity case with its head sphere (radius 7.4 cm, μ = 0.3; the strands start
+  // 1-10 mm off the scalp and fall onto it): the reference resolves contacts by its active set,
+  // the kernels by a penalty of κ = 1e4 in double, 300 in float (docs/models/cosserat.md); both
+  // take friction as the same lagged potential, with their own normal forces. No vertex is ever
   // deeper than 1e-6 m in the sphere on the reference, nor than the penalty's bound on the cpu
-  // backend (measured 6.9e-8 m in double, within the reference's 1e-6 m; 2.3e-6 m in float,
+  // backend (measured 8.2e-8 m in double, within the reference's 1e-6 m; 2.7e-6 m in float,
   // which does not reach it at any κ: 1.2e-6 m at κ = 1e4, with Newton then iterating on
-  // round-off). The head changes the hair's shape by 0.2 L (against the same run without it);
-  // the two contact methods agree on that response to 1 % of it in double (measured 1.55e-3 L,
-  // 0.76 %: the penalty's force is smooth in the gap where the active set switches, so the hairs
-  // slide on the frictionless scalp along slightly different paths) and to 2 % in float (1.33e-3
-  // L, 0.66 %; 8.4 % at κ = 1e4), and both do touch the head.
+  // round-off). The head changes the hair's shape by 0.21 L (against the same run without it);
+  // the two contact methods agree on that response to 1 % of it in double (measured 1.37e-3 L,
+  // 0.67 %: the penalty's force is smooth in the gap where the active set switches, so the hairs
+  // slide along slightly different paths) and to 2 % in float (9.2e-4 L, 0.45 %; frictionless
+  // 1.05e-3 and 7.1e-4 L; 8.4 % at κ = 1e4), and both do touch the head.
   engine::HairSetup setup = test::simulator_parity_setup(engine::Integrator::implicit);
   setup.dt = 1e-3;
   setup.pcg_relative_tolerance = 1e-10;
@@ -221,6 +222,91 @@ TEST(CosseratParity, HeadColliderHoldsTheHairOnBothBackends) {
     EXPECT_LE(apart[p], (p == 0 ? 1e-2 : 2e-2) * collider_effect);
     EXPECT_GT(cpu[p]->counts().contacts, 0);
   }
+}
+
+// Four straight strands (24 vertices, 0.23 m, hair material) with clamped roots, lying across a
+// slope: the plane y = 0 as the head's collider, the head still, gravity tilted by θ = 30° about z
+// so that downhill is +x and along the strands is z.
+engine::HairSetup strands_on_a_slope(double mu) {
+  engine::HairSetup setup;
+  for (int s = 0; s < 4; ++s) {
+    std::vector<der::Vec3> strand;
+    for (int i = 0; i < 24; ++i) strand.emplace_back(0.02 * s, 0, 0.01 * i);
+    setup.strands.add_strand(strand);
+  }
+  kernels::Collider<double> plane;
+  plane.shape = kernels::ColliderShape::plane;
+  plane.a = {0, 0, 0};
+  plane.b = {0, 1, 0};
+  plane.friction = mu;
+  setup.colliders = {plane};
+  const double theta = std::numbers::pi / 6;
+  setup.gravity = 9.81 * der::Vec3(std::sin(theta), -std::cos(theta), 0);
+  setup.integrator = engine::Integrator::implicit;
+  setup.dt = 1e-3;
+  return setup;
+}
+
+// A run's final positions and its fastest vertex over the second half (m/s).
+struct SlopeRun {
+  std::vector<der::Vec3> positions, start;
+  double late_speed = 0;
+  double tip_downhill() const {  // mean tip displacement along +x (m)
+    double sum = 0;
+    for (std::size_t k = 23; k < positions.size(); k += 24) sum += positions[k].x() - start[k].x();
+    return sum / double(positions.size() / 24);
+  }
+  double worst_over_length(const SlopeRun& other) const {  // the strands are 0.23 m long
+    double worst = 0;
+    for (std::size_t k = 0; k < positions.size(); ++k)
+      worst = std::max(worst, (positions[k] - other.positions[k]).norm() / 0.23);
+    return worst;
+  }
+};
+
+SlopeRun run_slope(const engine::HairSetup& setup, engine::Backend backend,
+                   engine::Precision precision, int steps) {
+  auto sim = engine::Simulator::create(setup, {"cosserat", backend, precision});
+  SlopeRun r;
+  sim->positions(r.start);
+  std::vector<der::Vec3> v;
+  for (int k = 1; k <= steps; ++k) {
+    sim->step();
+    sim->velocities(v);
+    if (k > steps / 2)
+      for (const der::Vec3& u : v) r.late_speed = std::max(r.late_speed, u.norm());
+  }
+  sim->positions(r.positions);
+  return r;
+}
+
+TEST(CosseratParity, FrictionHoldsHairOnASlopeOnBothBackends) {
+  // μ = 0.8 > tan 30°: static friction holds the strands (clamped at their roots) where they
+  // lie; friction is lagged and smoothed below the stick speed ε_v = 1 mm/s, so what moves is a
+  // creep slower than ε_v (asserted over the second half of 0.4 s on every vertex, every
+  // backend). Without friction the tips swing 5 cm downhill or more in the same time. The
+  // kernels take the lagged normal force from their penalty, the reference from its multipliers:
+  // on this resting contact both are the weight's normal component, so they agree to 1e-4 L in
+  // double, 1e-3 L in float.
+  const engine::HairSetup held = strands_on_a_slope(0.8);
+  const int steps = 400;
+  const SlopeRun ref =
+      run_slope(held, engine::Backend::reference, engine::Precision::float64, steps);
+  const SlopeRun d = run_slope(held, engine::Backend::cpu, engine::Precision::float64, steps);
+  const SlopeRun f = run_slope(held, engine::Backend::cpu, engine::Precision::float32, steps);
+  const SlopeRun slid =
+      run_slope(strands_on_a_slope(0), engine::Backend::cpu, engine::Precision::float64, steps);
+  std::cout << "slope, mu 0.8: tips moved " << ref.tip_downhill() << " m (reference), "
+            << d.tip_downhill() << " m (double), " << f.tip_downhill()
+            << " m (float), without friction " << slid.tip_downhill() << " m; late speed "
+            << ref.late_speed << " / " << d.late_speed << " / " << f.late_speed
+            << " m/s; from the reference " << d.worst_over_length(ref) << " / "
+            << f.worst_over_length(ref) << " L\n";
+  for (const SlopeRun* run : {&ref, &d, &f}) EXPECT_LT(run->late_speed, held.stick_speed);
+  EXPECT_GT(slid.tip_downhill(), 0.05);
+  EXPECT_LT(ref.tip_downhill(), 0.05 * slid.tip_downhill());
+  EXPECT_LE(d.worst_over_length(ref), 1e-4);
+  EXPECT_LE(f.worst_over_length(ref), 1e-3);
 }
 
 }  // namespace
