@@ -28,6 +28,23 @@ struct FrictionProfile {
   T along_slip;      // f1'(y), 1/m
 };
 
+// The stick length of a contact of weight μ λ at a vertex of mass m: s = ε_v Δt, or longer where
+// the stick's stiffness at zero slip, 2 μ λ / s, would pass kStickStiffnessLimit m / Δt². A large
+// λ (an impact; a vertex pushed out of a collider it started in, where λ is the push-out force)
+// would otherwise make the stick 1e3-1e6 times the vertex's inertia: measured, PCG iterations per
+// solve doubled and float block solves failed on hair started 5 mm inside the scalp. The limit
+// sits below the kernels' float penalty (300 m/Δt²), so friction stiffens A no more than contact
+// does. Resting hair (λ ≈ m g) is far below it: 2 μ g Δt / ε_v = 6 at Δt = 1 ms, μ = 0.3; at a
+// 1 m/s impact (λ ≈ m v / Δt) it lengthens s to 6 µm for that step.
+inline constexpr double kStickStiffnessLimit = 100;
+
+template <class T>
+HS_HD T stick_length(T stick_speed, T dt, T weight, T mass) {
+  const T s = stick_speed * dt;
+  const T limited = T(2) * weight * dt * dt / (T(kStickStiffnessLimit) * mass);
+  return limited > s ? limited : s;
+}
+
 template <class T>
 HS_HD FrictionProfile<T> friction_profile(T y, T s) {
   if (y >= s) return {y, T(1) / y, T(0)};

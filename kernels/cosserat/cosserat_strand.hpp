@@ -55,8 +55,8 @@ struct CosseratBatchArrays {
   T* rotation_dt = nullptr;  // Δt Ω_t (3 per segment)
   T* resistance = nullptr;   // C_j = D_j + d m_j I, 3 x 3 row-major (9 per vertex; Loads)
   T* air_force = nullptr;    // D_j w_j, N (3 per vertex)
-  T* friction = nullptr;     // lagged friction: normal, anchor (m), μ λ (N) (7 per vertex)
-  T* contact = nullptr;      // the contacts' Hessian block, penalty + friction (9 per vertex)
+  T* friction = nullptr;  // lagged friction: normal, anchor (m), μ λ (N), stick (m) (8 per vertex)
+  T* contact = nullptr;   // the contacts' Hessian block, penalty + friction (9 per vertex)
   // Kinematics of the current s (one place computes them).
   T* q = nullptr;          // 4 per segment
   T* dq = nullptr;         // ∂q/∂ω, 4 x 3 row-major (12 per segment)
@@ -90,7 +90,7 @@ HS_HD void for_each_array(CosseratBatchArrays<T>& a, F&& f) {
   f(a.length, e), f(a.darboux, 3 * v), f(a.mass, v), f(a.stiffness, 3), f(a.inertia, 3);
   f(a.root_rest, 3), f(a.frame_rest, 9);
   f(a.predicted, 3 * v), f(a.start_x, 3 * v), f(a.start_q, 4 * e), f(a.rotation_dt, 3 * e);
-  f(a.resistance, 9 * v), f(a.air_force, 3 * v), f(a.friction, 7 * v), f(a.contact, 9 * v);
+  f(a.resistance, 9 * v), f(a.air_force, 3 * v), f(a.friction, 8 * v), f(a.contact, 9 * v);
   f(a.q, 4 * e), f(a.dq, 12 * e), f(a.x, 3 * v), f(a.dx, 9 * e);
   f(a.bend_prev, 12 * v), f(a.bend_next, 12 * v), f(a.mq, 16 * e);
   f(a.saved, 3 * v), f(a.gradient, 3 * v), f(a.step, 3 * v), f(a.residual, 3 * v);
@@ -374,18 +374,20 @@ HS_HD T contact_stiffness(const Strand<T>& st, const Loads<T>& loads, T dt, int 
 
 // Friction's lagged contacts of a step: a free vertex inside a collider with μ > 0 at the step's
 // start (the head then) keeps the normal n there, the touched surface point carried by the head
-// to the step's end (its anchor a) and μ λ, λ = k_j |c| the penalty's force then; μ λ = 0 at the
-// other vertices. The reference takes its own last multipliers as λ (cosserat::CosseratRod).
+// to the step's end (its anchor a), μ λ, λ = k_j |c| the penalty's force then, and the stick
+// length (kernels::stick_length); μ λ = 0 at the other vertices. The reference takes its own last
+// multipliers as λ (cosserat::CosseratRod).
 template <class T>
 HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, T dt) {
   for (int v = 0; v < st.vertices(); ++v) {
-    Vec<T, 7> f = Vec<T, 7>::zero();
+    Vec<T, 8> f = Vec<T, 8>::zero();
     const V3<T> x = st.template get<3, 1>(st.a.start_x, v);
     const Gap<T> gap = v >= 2 ? contact_gap(loads, x, loads.head_start) : Gap<T>{T(1), {}, T(0)};
     if (gap.value < T(0) && gap.friction > T(0)) {
       const V3<T> anchor = loads.head.to_world(loads.head_start.to_head(x));
       for (int k = 0; k < 3; ++k) f[k] = gap.normal[k], f[3 + k] = anchor[k];
       f[6] = gap.friction * contact_stiffness(st, loads, dt, v) * -gap.value;
+      f[7] = stick_length(loads.stick_speed, dt, f[6], st.rows(st.a.mass)[v]);
     }
     st.set(st.a.friction, v, f);
   }
@@ -414,16 +416,16 @@ struct FrictionTerm {
   }
 };
 template <class T>
-HS_HD FrictionTerm<T> friction_term(const Strand<T>& st, const Loads<T>& loads, T dt, int v) {
+HS_HD FrictionTerm<T> friction_term(const Strand<T>& st, int v) {
   FrictionTerm<T> t;
-  const Vec<T, 7> f = st.template get<7, 1>(st.a.friction, v);
+  const Vec<T, 8> f = st.template get<8, 1>(st.a.friction, v);
   if (!(f[6] > T(0))) return t;
   t.weight = f[6];
   const V3<T> x = st.template get<3, 1>(st.a.x, v);
   V3<T> d;
   for (int k = 0; k < 3; ++k) t.normal[k] = f[k], d[k] = x[k] - f[3 + k];
   t.slip = d - dot(t.normal, d) * t.normal;
-  t.profile = friction_profile(norm3(t.slip), loads.stick_speed * dt);
+  t.profile = friction_profile(norm3(t.slip), f[7]);
   return t;
 }
 
@@ -461,7 +463,7 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
     if (g.value < T(0)) resist += T(0.5) * contact_stiffness(st, loads, dt, v) * g.value * g.value;
   }
   for (int v = 2; v < st.vertices() && loads.frictional(); ++v)
-    resist += friction_term(st, loads, dt, v).energy();
+    resist += friction_term(st, v).energy();
   if (loads.resistive())
     for (int v = 0; v < st.vertices(); ++v) {
       const V3<T> d = st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v);
@@ -527,7 +529,7 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
     if (v >= 2 && loads.collider_count > 0) {  // the penalty's k c n
       const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
       if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.normal;
-      if (loads.frictional()) g += friction_term(st, loads, dt, v).gradient();
+      if (loads.frictional()) g += friction_term(st, v).gradient();
     }
     st.set(a.xp, v, g);
   }
@@ -566,7 +568,7 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
         for (int r = 0; r < 3; ++r)
           for (int e = 0; e < 3; ++e) c(r, e) = k * gap.normal[r] * gap.normal[e];
       }
-      if (loads.frictional()) c += friction_term(st, loads, dt, v).hessian();
+      if (loads.frictional()) c += friction_term(st, v).hessian();
     }
     st.set(a.contact, v, c);
   }

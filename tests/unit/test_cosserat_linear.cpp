@@ -249,6 +249,18 @@ TEST(CosseratLinear, FrictionProfileIsCoulombBeyondTheStickLength) {
   EXPECT_DOUBLE_EQ(kernels::friction_profile(0.0, s).value, s / 3);
 }
 
+TEST(CosseratLinear, StickLengthBoundsTheFrictionStiffness) {
+  // kernels::stick_length: ε_v Δt for resting hair (μ λ = μ m g: stick stiffness 2 μ λ / s =
+  // 5.9 m/Δt² at Δt = 1 ms, μ = 0.3, ε_v = 1 mm/s), and lengthened so that 2 μ λ / s is exactly
+  // kStickStiffnessLimit m/Δt² under large normal forces (an impact at 1 m/s, λ = m v/Δt: 6e-6 m).
+  const double m = 2e-7, dt = 1e-3, eps_v = 1e-3, g = 9.81, mu = 0.3;
+  EXPECT_DOUBLE_EQ(kernels::stick_length(eps_v, dt, mu * m * g, m), eps_v * dt);
+  const double impact = mu * m * 1.0 / dt;
+  const double s = kernels::stick_length(eps_v, dt, impact, m);
+  EXPECT_NEAR(s, 6e-6, 1e-18);
+  EXPECT_NEAR(2 * impact / s, kernels::kStickStiffnessLimit * m / (dt * dt), 1e-9 * m / (dt * dt));
+}
+
 TEST(CosseratLinear, FrictionGradientAndHessianMatchFiniteDifferences) {
   // The friction term of E (StepStart::friction) at vertices slipping less and more than the
   // stick length, and not at all: ∂E/∂p_j against central differences of E (1e-7 relative), its
@@ -256,14 +268,15 @@ TEST(CosseratLinear, FrictionGradientAndHessianMatchFiniteDifferences) {
   // relative), positive semi-definite.
   RandomRod r = random_rod(10, 6e-9, 0.3, 11);
   const Kinematics k = kinematics(r.s, r.rest);
-  r.start.stick_length = 2e-5;
+  const double stick = 2e-5;
   const Vec3 n = Vec3(0.3, 1, -0.2).normalized();
   const double slips[] = {0.3e-5, 1.5e-5, 4e-5, 0.0};
   for (int c = 0; c < 4; ++c) {
     const int v = 2 + 2 * c;
     const Vec3 tangent = n.cross(Vec3(c, 1, 0.5)).normalized();
     // The anchor: off along the normal (which the slip ignores) and by the slip along the plane.
-    r.start.friction.push_back({v, n, k.x[v] - slips[c] * tangent + 1e-4 * n, 3e-6 * (1 + c)});
+    r.start.friction.push_back(
+        {v, n, k.x[v] - slips[c] * tangent + 1e-4 * n, 3e-6 * (1 + c), stick});
   }
   const auto friction_energy = [&](const Kinematics& at) {
     return energy(r.start, at, r.rest).friction;
@@ -279,7 +292,7 @@ TEST(CosseratLinear, FrictionGradientAndHessianMatchFiniteDifferences) {
     Mat3 hd;
     // Steps of 5e-7 s: at zero slip f1/y has a kink (the |y| in f1/y = (2 - y/s)/s), so a
     // difference quotient over ±ε is off by ε/(2s) there.
-    const double eps = 5e-7 * r.start.stick_length;
+    const double eps = 5e-7 * stick;
     for (int e = 0; e < 3; ++e) {
       Kinematics plus = k, minus = k;
       plus.x[c.vertex](e) += eps;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/friction.hpp"
 #include "hairsim/error.hpp"
 
 namespace hairsim::cosserat {
@@ -314,10 +315,11 @@ void add_friction(const CosseratRod& rod, const Kinematics& k, StepStart& start)
     if (!(mu > 0 && rod.contact_force[a] > 0)) continue;
     const Vec3& x = k.x[pair.vertex];
     const Constraint c = evaluate_constraint(rod, now, x, pair);
+    const double weight = mu * rod.contact_force[a];
     start.friction.push_back(
-        {pair.vertex, c.normal, next.to_world(now.to_local(x)), mu * rod.contact_force[a]});
+        {pair.vertex, c.normal, next.to_world(now.to_local(x)), weight,
+         kernels::stick_length(rod.stick_speed, start.dt, weight, rod.rest.mass[pair.vertex])});
   }
-  start.stick_length = rod.stick_speed * start.dt;
 }
 
 StepStart step_start(const CosseratRod& rod, const Kinematics& k, double dt) {

@@ -101,7 +101,7 @@ EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape&
     e.resistance += 0.5 / start.dt * d.dot(start.resistance[j] * d) - d.dot(start.air_force[j]);
   }
   for (const FrictionContact& c : start.friction)
-    e.friction += c.weight * kernels::friction_profile(slip(c, k).norm(), start.stick_length).value;
+    e.friction += c.weight * kernels::friction_profile(slip(c, k).norm(), c.stick).value;
   for (int i = 0; i + 1 < n; ++i) {  // eq. (31)
     const Vec3 err = rotational_term(start, k.q[i], i).error;
     e.rotational += 0.5 * rest.length[i] * inv_dt2 * err.dot(rest.inertia.asDiagonal() * err);
@@ -121,8 +121,7 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
     g.p[j] += start.resistance[j] * (k.x[j] - start.start[j]) / start.dt - start.air_force[j];
   for (const FrictionContact& c : start.friction) {  // μ λ (f1 / |u|) u
     const Vec3 u = slip(c, k);
-    g.p[c.vertex] +=
-        c.weight * kernels::friction_profile(u.norm(), start.stick_length).force_per_slip * u;
+    g.p[c.vertex] += c.weight * kernels::friction_profile(u.norm(), c.stick).force_per_slip * u;
   }
   for (int v = 1; v + 1 < n; ++v) {
     const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain);
@@ -148,7 +147,7 @@ HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& r
   for (const FrictionContact& c : start.friction) {  // μ λ [(f1/y) P + (f1' - f1/y) û ûᵀ]
     const Vec3 u = slip(c, k);
     const double y = u.norm();
-    const kernels::FrictionProfile<double> f = kernels::friction_profile(y, start.stick_length);
+    const kernels::FrictionProfile<double> f = kernels::friction_profile(y, c.stick);
     Mat3 block = f.force_per_slip * (Mat3::Identity() - c.normal * c.normal.transpose());
     if (y > 0) block += (f.along_slip - f.force_per_slip) / (y * y) * u * u.transpose();
     h.vertex_block[c.vertex] += c.weight * block;

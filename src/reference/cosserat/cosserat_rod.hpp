@@ -112,12 +112,14 @@ struct Darboux {
 Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi, BendingStrain measure);
 
 // One frictional contact of a step: the vertex, the surface's normal at the step's start, the
-// surface point it touched then, carried to the step's end (m), and μ λ (N), λ the normal force.
+// surface point it touched then, carried to the step's end (m), μ λ (N), λ the normal force,
+// and its stick length (m; kernels::stick_length).
 struct FrictionContact {
   int vertex = 0;
   Vec3 normal = Vec3::Zero();
   Vec3 anchor = Vec3::Zero();
   double weight = 0;
+  double stick = 0;
 };
 
 // What implicit Euler remembers of the last step: the kinetic terms of eqs. (30)-(31).
@@ -134,9 +136,8 @@ struct StepStart {
   std::vector<Vec3> rotation_dt;  // Δt Ω_t: body angular velocity times Δt per segment (rad)
   Vec3 gravity = Vec3::Zero();    // m/s²
   // Coulomb friction of the contacts at the step's start, lagged (kernels/common/friction.hpp):
-  // μ λ f0(|(I - n nᵀ)(p_vertex - anchor)|) each, with stick length ε_v Δt. Empty: none.
+  // μ λ f0(|(I - n nᵀ)(p_vertex - anchor)|) each, with its stick length. Empty: none.
   std::vector<FrictionContact> friction;
-  double stick_length = 0;  // ε_v Δt (m)
 };
 
 struct EnergyTerms {
