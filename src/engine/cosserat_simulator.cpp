@@ -72,6 +72,13 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
   return k;
 }
 
+double contact_margin(const HairSetup& setup, bool float_precision, double kappa) {
+  if (setup.contact_margin) return *setup.contact_margin;
+  if (!float_precision) return 0;
+  const double arrival_speed = 1.0;  // m/s
+  return (arrival_speed * setup.dt + setup.gravity.norm() * setup.dt * setup.dt) / kappa;
+}
+
 template <class T>
 kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   kernels::cosserat::Loads<T> loads;
@@ -89,6 +96,7 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.contact_ratio = T(setup.contact_ratio > 0 ? setup.contact_ratio
                           : float_precision       ? 300.0
                                                   : 1e4);
+  loads.contact_thickness = T(contact_margin(setup, float_precision, double(loads.contact_ratio)));
   for (int c = 0; c < loads.collider_count; ++c)
     loads.colliders[c] = convert_collider<T>(setup.colliders[std::size_t(c)]);
   return loads;

@@ -312,6 +312,8 @@ void parse_cosserat_solver(JsonReader s, HairSetup& setup) {
   setup.bending_strain = cosserat::parse_bending_strain(s.string("bending_strain", "tangent"),
                                                         s.path_of("bending_strain"));
   setup.stick_speed = s.number("stick_speed", setup.stick_speed, "> 0", scene::positive);
+  if (s.has("contact_margin"))
+    setup.contact_margin = s.number("contact_margin", 0.0, ">= 0", scene::non_negative);
   s.finish();
 }
 

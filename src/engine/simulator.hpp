@@ -4,6 +4,7 @@
 // of kernels/der/ on all host cores) or `cuda` (the same kernels on the GPU), so a scene switches
 // backend freely and the tests compare them step for step (docs/architecture.md).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,11 @@ struct HairSetup {
   // coordinates) times 1e4 m/Δt² would be ~10 vertex weights of noise that Newton cannot reduce
   // (docs/models/cosserat.md has the measurements).
   double contact_ratio = 0;
+  // Cosserat kernels: the penalty acts from this far outside the colliders (m); unset: 0 in
+  // double, and in float the depth the penalty lets a vertex arriving at 1 m/s reach (3.4e-6 m at
+  // Δt = 1 ms), which float's κ = 300 cannot make smaller (cosserat_simulator.hpp,
+  // contact_margin): hair then rests that far above the surface instead of that deep in it.
+  std::optional<double> contact_margin;
   // Cosserat: the colliders' Coulomb friction (their μ) is smoothed below this slip speed, ε_v
   // (kernels/common/friction.hpp): slower contacts stick, creeping at most this fast (m/s).
   double stick_speed = 1e-3;

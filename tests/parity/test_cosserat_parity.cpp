@@ -143,10 +143,11 @@ TEST(CosseratParity, HeadColliderHoldsTheHairOnBothBackends) {
   // 1-10 mm off the scalp and fall onto it): the reference resolves contacts by its active set,
   // the kernels by a penalty of κ = 1e4 in double, 300 in float (docs/models/cosserat.md); both
   // take friction as the same lagged potential, with their own normal forces. No vertex is ever
-  // deeper than 1e-6 m in the sphere on the reference, nor than the penalty's bound on the cpu
-  // backend (measured 8.2e-8 m in double, within the reference's 1e-6 m; 2.7e-6 m in float,
-  // which does not reach it at any κ: 1.2e-6 m at κ = 1e4, with Newton then iterating on
-  // round-off). The head changes the hair's shape by 0.21 L (against the same run without it);
+  // deeper than 1e-6 m in the sphere, on any backend. The penalty stops a vertex within its
+  // bound (v Δt + g Δt²)/κ: 1.4e-7 m in double (measured 8.2e-8 m); in float, whose κ cannot pass
+  // ~300 (round-off), 4.6e-6 m, so the float penalty acts from a margin of that bound at 1 m/s
+  // outside the surface (engine::contact_margin, 3.4e-6 m): measured 0 m deep (2.7e-6 m without
+  // the margin). The head changes the hair's shape by 0.21 L (against the same run without it);
   // the two contact methods agree on that response to 1 % of it in double (measured 1.37e-3 L,
   // 0.67 %: the penalty's force is smooth in the gap where the active set switches, so the hairs
   // slide along slightly different paths) and to 2 % in float (9.2e-4 L, 0.45 %; frictionless
@@ -215,10 +216,13 @@ TEST(CosseratParity, HeadColliderHoldsTheHairOnBothBackends) {
     // against the penalty k = κ m / Δt²).
     const double kappa = p == 0 ? 1e4 : 300;
     const double bound = (approach * setup.dt + setup.gravity.norm() * setup.dt * setup.dt) / kappa;
+    const double margin = engine::contact_margin(setup, p == 1, kappa);
     std::cout << (p == 0 ? "  cpu double" : "  cpu float") << ": deepest " << deepest_cpu[p]
-              << " m (penalty bound " << bound << " m at " << approach << " m/s), " << apart[p]
-              << " L from the reference, contacts " << cpu[p]->counts().contacts << "\n";
-    EXPECT_LE(deepest_cpu[p], bound);
+              << " m (penalty bound " << bound << " m at " << approach << " m/s, margin " << margin
+              << " m), " << apart[p] << " L from the reference, contacts "
+              << cpu[p]->counts().contacts << "\n";
+    EXPECT_LE(deepest_cpu[p], std::max(0.0, bound - margin));
+    EXPECT_LE(deepest_cpu[p], 1e-6);  // the reference's bound
     EXPECT_LE(apart[p], (p == 0 ? 1e-2 : 2e-2) * collider_effect);
     EXPECT_GT(cpu[p]->counts().contacts, 0);
   }
