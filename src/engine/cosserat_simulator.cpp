@@ -72,11 +72,17 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
   return k;
 }
 
-double contact_margin(const HairSetup& setup, bool float_precision, double kappa) {
+double contact_ratio(const HairSetup& setup, bool float_precision) {
+  if (setup.contact_ratio > 0) return setup.contact_ratio;
+  return float_precision ? 300.0 : 1e4;
+}
+
+double contact_margin(const HairSetup& setup, bool float_precision) {
   if (setup.contact_margin) return *setup.contact_margin;
   if (!float_precision) return 0;
   const double arrival_speed = 1.0;  // m/s
-  return (arrival_speed * setup.dt + setup.gravity.norm() * setup.dt * setup.dt) / kappa;
+  return (arrival_speed * setup.dt + setup.gravity.norm() * setup.dt * setup.dt) /
+         contact_ratio(setup, float_precision);
 }
 
 template <class T>
@@ -93,10 +99,8 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.stick_speed = T(setup.stick_speed);
   loads.collider_count = int(setup.colliders.size());
   const bool float_precision = sizeof(T) == sizeof(float);
-  loads.contact_ratio = T(setup.contact_ratio > 0 ? setup.contact_ratio
-                          : float_precision       ? 300.0
-                                                  : 1e4);
-  loads.contact_thickness = T(contact_margin(setup, float_precision, double(loads.contact_ratio)));
+  loads.contact_ratio = T(contact_ratio(setup, float_precision));
+  loads.contact_thickness = T(contact_margin(setup, float_precision));
   for (int c = 0; c < loads.collider_count; ++c)
     loads.colliders[c] = convert_collider<T>(setup.colliders[std::size_t(c)]);
   return loads;

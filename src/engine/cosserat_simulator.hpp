@@ -21,11 +21,14 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
 // The kernels' loads of a setup for the step from time t (the head at t + dt).
 template <class T>
 kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t);
+// The kernels' penalty stiffness κ in units of a vertex's m/Δt²: HairSetup::contact_ratio, else
+// 1e4 in double, 300 in float.
+double contact_ratio(const HairSetup& setup, bool float_precision);
 // How far outside the colliders the kernels' penalty starts (m, Loads::contact_thickness):
-// HairSetup::contact_margin, else 0 in double and, in float, the depth the penalty of stiffness
-// ratio κ lets a vertex arriving at 1 m/s reach, (1 m/s Δt + |g| Δt²) / κ (3.4e-6 m at 1 ms,
-// κ = 300), so that such a vertex stops outside the surface.
-double contact_margin(const HairSetup& setup, bool float_precision, double kappa);
+// HairSetup::contact_margin, else 0 in double and, in float, the depth the penalty lets a vertex
+// arriving at 1 m/s reach, (1 m/s Δt + |g| Δt²) / κ (3.4e-6 m at 1 ms, κ = 300), so that such a
+// vertex stops outside the surface.
+double contact_margin(const HairSetup& setup, bool float_precision);
 // The head's pose at t for the kernels: x -> R(t) x + c + T(t) - R(t) c.
 template <class T>
 kernels::cosserat::Pose<T> cosserat_head_pose(const ClampMotion& head, double t);

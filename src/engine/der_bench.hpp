@@ -10,7 +10,7 @@
 namespace hairsim::engine {
 
 struct DerBenchCase {
-  std::string model = "der";              // der, cosserat (implicit, no collisions yet)
+  std::string model = "der";              // der, cosserat (implicit only)
   std::string backend;                    // reference, cpu, cuda
   std::string precision;                  // float, double (reference: double)
   std::string integrator = "symplectic";  // symplectic, implicit

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "engine/cosserat_simulator.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
@@ -344,7 +345,12 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
          counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0},
         {"failures", counts.solver_failures},
         {"bending_strain", cosserat::to_string(sc.setup.bending_strain)},
-        {"stick_speed_m_per_s", sc.setup.stick_speed}};
+        {"stick_speed_m_per_s", sc.setup.stick_speed},
+        // The kernels' penalty starts this far outside the colliders (0 on the reference).
+        {"contact_margin_m",
+         sc.options.backend == Backend::reference
+             ? 0.0
+             : contact_margin(sc.setup, sc.options.precision == Precision::float32)}};
   }
   s["energy"] = measures.trace;
   if (!sc.notice.empty()) s["notice"] = sc.notice;

@@ -216,7 +216,7 @@ TEST(CosseratParity, HeadColliderHoldsTheHairOnBothBackends) {
     // against the penalty k = κ m / Δt²).
     const double kappa = p == 0 ? 1e4 : 300;
     const double bound = (approach * setup.dt + setup.gravity.norm() * setup.dt * setup.dt) / kappa;
-    const double margin = engine::contact_margin(setup, p == 1, kappa);
+    const double margin = engine::contact_margin(setup, p == 1);
     std::cout << (p == 0 ? "  cpu double" : "  cpu float") << ": deepest " << deepest_cpu[p]
               << " m (penalty bound " << bound << " m at " << approach << " m/s, margin " << margin
               << " m), " << apart[p] << " L from the reference, contacts "

@@ -211,6 +211,9 @@ TEST(HairScenes, CosseratModelRunsTheSceneLikeDer) {
   EXPECT_GE(solver["newton_iterations_per_strand_step"].get<double>(), 1.0);
   EXPECT_LE(solver["newton_iterations_per_strand_step"].get<double>(), 20.0);
   EXPECT_GE(solver["pcg_iterations_per_solve"].get<double>(), 1.0);
+  // Float: the penalty starts (1 m/s Δt + |g| Δt²) / κ outside the colliders, κ = 300.
+  const double dt = cosserat["dt_s"].get<double>();
+  EXPECT_NEAR(solver["contact_margin_m"].get<double>(), (dt + 9.81 * dt * dt) / 300, 1e-15);
   EXPECT_LE(cosserat["max_root_drift_m"].get<double>(), 1e-6);   // roots placed on the head pose
   EXPECT_LE(cosserat["max_penetration_m"].get<double>(), 5e-4);  // issue 5's bound, as DER's
   EXPECT_GT(cosserat["contacts_per_step"].get<double>(), 10);    // hair lies on the head
