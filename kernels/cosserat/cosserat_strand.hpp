@@ -462,8 +462,8 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
     const Gap<T> g = contact_gap(loads, st.template get<3, 1>(a.x, v));
     if (g.value < T(0)) resist += T(0.5) * contact_stiffness(st, loads, dt, v) * g.value * g.value;
   }
-  for (int v = 2; v < st.vertices() && loads.frictional(); ++v)
-    resist += friction_term(st, v).energy();
+  if (loads.frictional())
+    for (int v = 2; v < st.vertices(); ++v) resist += friction_term(st, v).energy();
   if (loads.resistive())
     for (int v = 0; v < st.vertices(); ++v) {
       const V3<T> d = st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v);
