@@ -13,7 +13,10 @@
 // to a creep slower than ε_v). D is convex in u and C¹: Newton and its line search keep working.
 // Host and device, float or double; shared by the reference and the batched kernels (the
 // profile, not the rod model).
+#include <cmath>
+
 #include "common/hd.hpp"
+#include "common/small_matrix.hpp"
 
 namespace hairsim::kernels {
 
@@ -50,6 +53,42 @@ HS_HD FrictionProfile<T> friction_profile(T y, T s) {
   if (y >= s) return {y, T(1) / y, T(0)};
   const T r = y / s;
   return {s * (T(1) / T(3) + r * r - r * r * r / T(3)), (T(2) - r) / s, (T(2) - T(2) * r) / s};
+}
+
+// One contact's friction at the vertex position x: weight μ λ, unit normal n, anchor a, stick
+// length s; the slip u = (I - n nᵀ)(x - a) and the profile at |u|, with D, ∇D and ∇²D.
+template <class T>
+struct FrictionTerm {
+  T weight = 0;  // μ λ, N (0: no friction)
+  Vec<T, 3> normal = Vec<T, 3>::zero(), slip = Vec<T, 3>::zero();
+  FrictionProfile<T> profile{T(0), T(0), T(0)};
+  HS_HD T energy() const { return weight * profile.value; }
+  HS_HD Vec<T, 3> gradient() const { return (weight * profile.force_per_slip) * slip; }
+  // μ λ [(f1/y) (I - n nᵀ) + (f1' - f1/y) û ûᵀ], positive semi-definite.
+  HS_HD Mat<T, 3, 3> hessian() const {
+    const T y2 = dot(slip, slip);
+    const T across = weight * profile.force_per_slip;
+    const T along = y2 > T(0) ? weight * (profile.along_slip - profile.force_per_slip) / y2 : T(0);
+    Mat<T, 3, 3> h;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        h(r, c) =
+            across * ((r == c ? T(1) : T(0)) - normal[r] * normal[c]) + along * slip[r] * slip[c];
+    return h;
+  }
+};
+
+template <class T>
+HS_HD FrictionTerm<T> friction_term(T weight, const Vec<T, 3>& normal, const Vec<T, 3>& anchor,
+                                    T stick, const Vec<T, 3>& x) {
+  FrictionTerm<T> t;
+  if (!(weight > T(0))) return t;
+  t.weight = weight;
+  t.normal = normal;
+  const Vec<T, 3> d = x - anchor;
+  t.slip = d - dot(normal, d) * normal;
+  t.profile = friction_profile(T(std::sqrt(dot(t.slip, t.slip))), stick);
+  return t;
 }
 
 }  // namespace hairsim::kernels

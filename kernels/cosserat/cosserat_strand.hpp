@@ -393,40 +393,13 @@ HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, T dt) {
   }
 }
 
-// Vertex v's friction at its current position: μ λ, the normal, the slip u = (I - n nᵀ)(x - a)
-// and the smoothed Coulomb profile at |u| (kernels/common/friction.hpp).
-template <class T>
-struct FrictionTerm {
-  T weight = 0;  // μ λ, N (0: no friction at v)
-  V3<T> normal, slip;
-  FrictionProfile<T> profile;
-  HS_HD T energy() const { return weight * profile.value; }
-  HS_HD V3<T> gradient() const { return (weight * profile.force_per_slip) * slip; }
-  // μ λ [(f1/y) (I - n nᵀ) + (f1' - f1/y) û ûᵀ], positive semi-definite.
-  HS_HD M3<T> hessian() const {
-    const T y2 = dot(slip, slip);
-    const T across = weight * profile.force_per_slip;
-    const T along = y2 > T(0) ? weight * (profile.along_slip - profile.force_per_slip) / y2 : T(0);
-    M3<T> h;
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c)
-        h(r, c) =
-            across * ((r == c ? T(1) : T(0)) - normal[r] * normal[c]) + along * slip[r] * slip[c];
-    return h;
-  }
-};
+// Vertex v's friction at its current position (kernels/common/friction.hpp).
 template <class T>
 HS_HD FrictionTerm<T> friction_term(const Strand<T>& st, int v) {
-  FrictionTerm<T> t;
   const Vec<T, 8> f = st.template get<8, 1>(st.a.friction, v);
-  if (!(f[6] > T(0))) return t;
-  t.weight = f[6];
-  const V3<T> x = st.template get<3, 1>(st.a.x, v);
-  V3<T> d;
-  for (int k = 0; k < 3; ++k) t.normal[k] = f[k], d[k] = x[k] - f[3 + k];
-  t.slip = d - dot(t.normal, d) * t.normal;
-  t.profile = friction_profile(norm3(t.slip), f[7]);
-  return t;
+  V3<T> normal, anchor;
+  for (int k = 0; k < 3; ++k) normal[k] = f[k], anchor[k] = f[3 + k];
+  return friction_term(f[6], normal, anchor, f[7], st.template get<3, 1>(st.a.x, v));
 }
 
 template <class T>

@@ -10,10 +10,16 @@
 namespace hairsim::cosserat {
 namespace {
 
-// A frictional contact's slip u = (I - n nᵀ)(p - anchor) at the vertex's current position.
-Vec3 slip(const FrictionContact& c, const Kinematics& k) {
-  const Vec3 d = k.x[c.vertex] - c.anchor;
-  return d - c.normal.dot(d) * c.normal;
+kernels::Vec<double, 3> to_small(const Vec3& v) {
+  kernels::Vec<double, 3> out;
+  for (int k = 0; k < 3; ++k) out[k] = v(k);
+  return out;
+}
+
+// A frictional contact's term at the vertex's current position (kernels/common/friction.hpp).
+kernels::FrictionTerm<double> friction_term(const FrictionContact& c, const Kinematics& k) {
+  return kernels::friction_term(c.weight, to_small(c.normal), to_small(c.anchor), c.stick,
+                                to_small(k.x[c.vertex]));
 }
 
 Mat3 cross_matrix(const Vec3& v) {
@@ -100,8 +106,7 @@ EnergyTerms energy(const StepStart& start, const Kinematics& k, const RestShape&
     const Vec3 d = k.x[j] - start.start[j];
     e.resistance += 0.5 / start.dt * d.dot(start.resistance[j] * d) - d.dot(start.air_force[j]);
   }
-  for (const FrictionContact& c : start.friction)
-    e.friction += c.weight * kernels::friction_profile(slip(c, k).norm(), c.stick).value;
+  for (const FrictionContact& c : start.friction) e.friction += friction_term(c, k).energy();
   for (int i = 0; i + 1 < n; ++i) {  // eq. (31)
     const Vec3 err = rotational_term(start, k.q[i], i).error;
     e.rotational += 0.5 * rest.length[i] * inv_dt2 * err.dot(rest.inertia.asDiagonal() * err);
@@ -119,9 +124,9 @@ XVector energy_gradient(const StepStart& start, const Kinematics& k, const RestS
     g.p[j] = rest.mass[j] * (inv_dt2 * (k.x[j] - start.predicted[j]) - start.gravity);
   for (std::size_t j = 0; j < start.resistance.size(); ++j)
     g.p[j] += start.resistance[j] * (k.x[j] - start.start[j]) / start.dt - start.air_force[j];
-  for (const FrictionContact& c : start.friction) {  // μ λ (f1 / |u|) u
-    const Vec3 u = slip(c, k);
-    g.p[c.vertex] += c.weight * kernels::friction_profile(u.norm(), c.stick).force_per_slip * u;
+  for (const FrictionContact& c : start.friction) {
+    const kernels::Vec<double, 3> f = friction_term(c, k).gradient();
+    g.p[c.vertex] += Vec3(f[0], f[1], f[2]);
   }
   for (int v = 1; v + 1 < n; ++v) {
     const Darboux d = darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain);
@@ -144,13 +149,10 @@ HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& r
   for (int j = 0; j < n; ++j) h.h[j] = rest.mass[j] * inv_dt2;
   for (const Mat3& c : start.resistance) h.vertex_block.push_back(c / start.dt);
   if (!start.friction.empty()) h.vertex_block.resize(n, Mat3::Zero());
-  for (const FrictionContact& c : start.friction) {  // μ λ [(f1/y) P + (f1' - f1/y) û ûᵀ]
-    const Vec3 u = slip(c, k);
-    const double y = u.norm();
-    const kernels::FrictionProfile<double> f = kernels::friction_profile(y, c.stick);
-    Mat3 block = f.force_per_slip * (Mat3::Identity() - c.normal * c.normal.transpose());
-    if (y > 0) block += (f.along_slip - f.force_per_slip) / (y * y) * u * u.transpose();
-    h.vertex_block[c.vertex] += c.weight * block;
+  for (const FrictionContact& c : start.friction) {
+    const kernels::Mat<double, 3, 3> f = friction_term(c, k).hessian();
+    for (int r = 0; r < 3; ++r)
+      for (int e = 0; e < 3; ++e) h.vertex_block[c.vertex](r, e) += f(r, e);
   }
   h.mq.resize(n - 1);
   for (int i = 0; i + 1 < n; ++i) {
