@@ -9,7 +9,7 @@
 
 #include "common/wind.hpp"
 #include "cosserat/cosserat_strand.hpp"
-#include "engine/cosserat_simulator.hpp"
+#include "models/cosserat/cosserat_engine.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
 
 namespace hairsim::cosserat_case {
@@ -117,6 +117,6 @@ inline cosserat::SolverSettings hair_settings() {
 }
 
 // The kernels' settings matching the reference's: the engine's own translation.
-using engine::kernel_settings;
+using models::kernel_settings;
 
 }  // namespace hairsim::cosserat_case

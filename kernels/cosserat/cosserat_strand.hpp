@@ -122,13 +122,18 @@ struct Strand {
   }
 };
 
+// The arrays of tile t (pointers moved to the tile's start).
 template <class T>
-HS_HD Strand<T> strand_of(const CosseratBatchArrays<T>& batch, int s) {
+HS_HD CosseratBatchArrays<T> tile_view(const CosseratBatchArrays<T>& batch, int t) {
   CosseratBatchArrays<T> tile = batch;
-  const int t = s / batch.tile_width;
   const long offset = long(t) * batch.tile_width;
   for_each_array(tile, [&](T*& array, int rows) { array += offset * rows; });
-  return {tile, s % batch.tile_width};
+  return tile;
+}
+
+template <class T>
+HS_HD Strand<T> strand_of(const CosseratBatchArrays<T>& batch, int s) {
+  return {tile_view(batch, s / batch.tile_width), s % batch.tile_width};
 }
 
 template <class T>

@@ -11,6 +11,7 @@
 #include "common/colliders.hpp"
 #include "common/hd.hpp"
 #include "common/matrix3.hpp"
+#include "common/rigid_pose.hpp"
 #include "common/strided.hpp"
 #include "common/thomas.hpp"
 #include "common/vector3.hpp"
@@ -464,28 +465,8 @@ HS_HD int project_lengths(const Strand<T>& st, T tolerance, int max_iterations) 
   return iteration;
 }
 
-// A rigid motion about a centre: p -> centre + R (p - centre) + translation (the head's pose,
-// which carries every root clamp).
-template <class T>
-struct RigidPose {
-  Vector3<T> row[3] = {{T(1), T(0), T(0)}, {T(0), T(1), T(0)}, {T(0), T(0), T(1)}};  // R
-  Vector3<T> center, translation;
-
-  HS_HD Vector3<T> rotate(const Vector3<T>& v) const {
-    return {dot(row[0], v), dot(row[1], v), dot(row[2], v)};
-  }
-  HS_HD Vector3<T> apply(const Vector3<T>& p) const {
-    return center + rotate(p - center) + translation;
-  }
-  HS_HD Vector3<T> rotate_back(const Vector3<T>& v) const {  // Rᵀ v
-    return v.x * row[0] + v.y * row[1] + v.z * row[2];
-  }
-  HS_HD Vector3<T> apply_inverse(const Vector3<T>& p) const {
-    return center + rotate_back(p - translation - center);
-  }
-};
-
 using kernels::kMaxColliders;  // common/colliders.hpp
+using kernels::RigidPose;      // common/rigid_pose.hpp
 
 // Symplectic Euler with fast projection (DER's Algorithm 1), or the linearly implicit backward
 // Euler step with stretching as a stiff energy (the reference's der_implicit.hpp).

@@ -4,22 +4,21 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "engine/der_bench.hpp"
-#include "engine/der_scene_engine.hpp"
+#include "engine/bench.hpp"
 #include "engine/hair_run.hpp"
 #include "engine/hair_scene.hpp"
+#include "engine/model.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
 #include "io/file_bytes.hpp"
-#include "reference/cosserat/cosserat_scene.hpp"
-#include "reference/der/der_scene.hpp"
 #include "scene/json_reader.hpp"
 
 namespace hairsim {
@@ -242,13 +241,15 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
   }
 }
 
-// A single rod with model "cosserat" (reference backend).
-int run_cosserat(const RunArgs& a, const nlohmann::json& doc) {
-  cosserat::CosseratScene sc =
-      naming_the_scene(a, [&] { return cosserat::parse_cosserat_scene(doc); });
+// A single-rod scene of the model its "model" names (default der), from the model table.
+int run_rod(const RunArgs& a, const nlohmann::json& doc) {
+  std::unique_ptr<engine::RodScene> rod = naming_the_scene(a, [&] {
+    const std::string name = scene::JsonReader(doc, "").string("model", engine::default_model());
+    return engine::find_model(name).parse_rod_scene(doc);
+  });
   check_final_options(a);
-  const scene::SceneRun result = cosserat::run_cosserat_scene(sc);
-  write_rod_outputs(a, result, cosserat::rod_strands(sc.rod));
+  const scene::SceneRun result = naming_the_scene(a, [&] { return rod->run(); });
+  write_rod_outputs(a, result, rod->final_strands());
   return 0;
 }
 
@@ -267,66 +268,68 @@ int cmd_run(const RunArgs& a) {
     if (!a.duration.empty()) doc["time"].erase("frames");
   }
   if (engine::is_hair_scene(doc)) return run_hair(a, doc);
-  if (cosserat::is_cosserat_scene(doc)) return run_cosserat(a, doc);
-  der::DerScene sc = naming_the_scene(a, [&] { return der::parse_der_scene(doc); });
-  check_final_options(a);
-  const scene::SceneRun result = naming_the_scene(a, [&] {
-    return sc.backend == "reference" ? der::run_der_scene(sc) : engine::run_der_scene_batched(sc);
-  });
-  write_rod_outputs(a, result, der::rod_strands(sc.rod));
-  return 0;
+  return run_rod(a, doc);
 }
 
 struct BenchArgs {
-  std::string model = "der";
-  std::vector<std::string> backends{"cpu"}, precisions{"float"}, integrators{"symplectic"},
-      collisions{"off"};
+  std::string model = engine::default_model();
+  std::vector<std::string> backends{"cpu"}, precisions{"float"}, integrators, collisions{"off"};
   std::vector<int> strands{1000, 10000}, vertices{32};
   int steps = 20;
   std::string json;
 };
 
-std::string iterations(double mean) {
-  if (mean < 0) return "-";
+std::string mean_text(double mean) {
+  if (!std::isfinite(mean)) return "-";
   char text[32];
   std::snprintf(text, sizeof text, "%.2f", mean);
   return text;
 }
 
-void print_bench_row(const engine::DerBenchResult& r) {
-  const engine::DerBenchCase& c = r.config;
+void print_bench_header(const engine::Model& model) {
+  std::printf("%-8s %-9s %-6s %-10s %-4s %8s %4s %10s %12s", "model", "backend", "prec",
+              "integrator", "coll", "strands", "vert", "ms/step", "SVU/s");
+  for (const std::string& column : model.bench_columns) std::printf(" %7s", column.c_str());
+  std::printf("  %s\n", "device");
+}
+
+void print_bench_row(const engine::BenchResult& r) {
+  const engine::BenchCase& c = r.config;
   std::printf("%-8s %-9s %-6s %-10s %-4s %8d %4d", c.model.c_str(), c.backend.c_str(),
               c.precision.c_str(), c.integrator.c_str(), c.collisions ? "on" : "off", c.strands,
               c.vertices);
-  if (r.ran)
-    std::printf(" %10.3f %12.3e %6s %6s %7s %6s %6s  %s\n", r.ms_per_step, r.svu_per_second,
-                iterations(r.projection_iterations).c_str(), iterations(r.twist_iterations).c_str(),
-                iterations(r.contacts).c_str(), iterations(r.newton_iterations).c_str(),
-                iterations(r.pcg_iterations).c_str(), r.device.c_str());
-  else
+  if (r.ran) {
+    std::printf(" %10.3f %12.3e", r.ms_per_step, r.svu_per_second);
+    for (const engine::BenchColumn& column : r.columns)
+      std::printf(" %7s", mean_text(column.value).c_str());
+    std::printf("  %s\n", r.device.c_str());
+  } else {
     std::printf("  skipped: %s\n", r.note.c_str());
+  }
   std::fflush(stdout);
 }
 
 // Prints one row per case (and writes them all to --json): ms/step, strand-vertex updates per
-// second, mean iterations (projection, twist Newton) and contacts per strand and step.
+// second, and the model's own columns (mean iterations and contacts per strand and step).
 int cmd_bench(const BenchArgs& a) {
   if (!a.json.empty() && std::filesystem::path(a.json).extension() != ".json")
     throw Error("--json", "expected a .json file name");
   for (const std::string& c : a.collisions)
     if (c != "on" && c != "off") throw Error("--collisions", "must be on or off (got '" + c + "')");
+  const engine::Model& model = engine::find_model(a.model, "--model");
+  const std::vector<std::string> integrators =
+      a.integrators.empty() ? std::vector{engine::to_string(model.integrators.front())}
+                            : a.integrators;
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-8s %-9s %-6s %-10s %-4s %8s %4s %10s %12s %6s %6s %7s %6s %6s  %s\n", "model",
-              "backend", "prec", "integrator", "coll", "strands", "vert", "ms/step", "SVU/s",
-              "proj", "twist", "contact", "newton", "pcg", "device");
+  print_bench_header(model);
   for (const std::string& backend : a.backends)
     for (const std::string& precision : a.precisions)
-      for (const std::string& integrator : a.integrators)
+      for (const std::string& integrator : integrators)
         for (const std::string& collisions : a.collisions)
           for (int n : a.strands)
             for (int v : a.vertices) {
               if (backend == "reference" && precision != "double") continue;
-              const engine::DerBenchResult r = engine::run_der_bench(
+              const engine::BenchResult r = engine::run_bench(
                   {a.model, backend, precision, integrator, collisions == "on", n, v, a.steps});
               print_bench_row(r);
               rows.push_back(engine::to_json(r));
@@ -394,8 +397,9 @@ int run(int argc, char** argv) {
   gener->add_option("--head-out", gen.head_out, "also write the ellipsoid head mesh (.ply/.obj)");
 
   RunArgs run_args;
+  const std::string models = engine::model_names();
   auto* runc = app.add_subcommand(
-      "run", "Run a scene file: a hairstyle or a single rod (model der or cosserat)");
+      "run", "Run a scene file: a hairstyle or a single rod (model " + models + ")");
   runc->add_option("SCENE", run_args.scene, "scene file (.json), see docs/scenes.md")->required();
   runc->add_option("--out", run_args.out, "output folder (default: out/<scene name>)");
   runc->add_option("--final", run_args.final_file, "write the last state as a strand file");
@@ -403,7 +407,7 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   runc->add_option("--backend", run_args.backend,
                    "reference, cpu, cuda or auto (cuda when a device is present, else cpu)");
-  runc->add_option("--model", run_args.model, "rod model (der, cosserat)");
+  runc->add_option("--model", run_args.model, "rod model (" + models + ")");
   runc->add_option("--precision", run_args.precision, "float or double (hairstyle scenes)");
   runc->add_option("--frames", run_args.frames, "frames to simulate (time.frames)");
   runc->add_option("--duration", run_args.duration, "seconds to simulate (time.duration)");
@@ -412,8 +416,8 @@ int run(int argc, char** argv) {
 
   BenchArgs bench_args;
   auto* bench = app.add_subcommand(
-      "bench", "Time DER steps of generated hair on a still head, per backend and integrator");
-  bench->add_option("--model", bench_args.model, "rod model (der, cosserat: implicit only)")
+      "bench", "Time steps of generated hair on a still head, per model, backend and integrator");
+  bench->add_option("--model", bench_args.model, "rod model (" + models + ")")
       ->capture_default_str();
   bench->add_option("--backend", bench_args.backends, "reference, cpu, cuda (comma list)")
       ->delimiter(',')
@@ -421,9 +425,10 @@ int run(int argc, char** argv) {
   bench->add_option("--precision", bench_args.precisions, "float, double (comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  bench->add_option("--integrator", bench_args.integrators, "symplectic, implicit (comma list)")
-      ->delimiter(',')
-      ->capture_default_str();
+  bench
+      ->add_option("--integrator", bench_args.integrators,
+                   "symplectic, implicit (comma list; default: the model's own)")
+      ->delimiter(',');
   bench
       ->add_option("--collisions", bench_args.collisions,
                    "off, on: the head's sphere collider (comma list)")

@@ -8,7 +8,8 @@
 #include <memory>
 #include <optional>
 
-#include "engine/cosserat_simulator.hpp"
+#include "engine/head_pose.hpp"
+#include "engine/model.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
@@ -23,10 +24,10 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-kernels::Vector3<double> to_kernel(const der::Vec3& v) {
+kernels::Vector3<double> to_kernel(const Vec3& v) {
   return {v.x(), v.y(), v.z()};
 }
-der::Vec3 from_kernel(const kernels::Vector3<double>& v) {
+Vec3 from_kernel(const kernels::Vector3<double>& v) {
   return {v.x, v.y, v.z};
 }
 
@@ -40,7 +41,7 @@ struct FrameStats {
 
 class FrameMeter {
  public:
-  FrameMeter(const HairScene& sc, const std::vector<der::Vec3>& start, int vertices)
+  FrameMeter(const HairScene& sc, const std::vector<Vec3>& start, int vertices)
       : sc_(sc), start_(start), v_(vertices) {
     mass_.assign(start.size(), 0.0);
     rest_.assign(start.size(), 0.0);
@@ -55,10 +56,9 @@ class FrameMeter {
       }
   }
 
-  FrameStats measure(const std::vector<der::Vec3>& x, const std::vector<der::Vec3>& v,
-                     double t) const {
+  FrameStats measure(const std::vector<Vec3>& x, const std::vector<Vec3>& v, double t) const {
     FrameStats f;
-    const kernels::der::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
+    const kernels::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
     for (std::size_t a = 0; a < x.size(); ++a) {
       const int i = int(a % v_);
       if (i + 1 < v_)
@@ -82,14 +82,14 @@ class FrameMeter {
 
  private:
   const HairScene& sc_;
-  std::vector<der::Vec3> start_;
+  std::vector<Vec3> start_;
   int v_;
   std::vector<double> mass_, rest_;  // per vertex; rest_: edge starting there
 };
 
 // Names the first non-finite value (strand and vertex) or returns nothing.
-std::optional<std::string> first_non_finite(const std::vector<der::Vec3>& x,
-                                            const std::vector<der::Vec3>& v, int vertices) {
+std::optional<std::string> first_non_finite(const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                                            int vertices) {
   for (std::size_t a = 0; a < x.size(); ++a)
     if (!x[a].allFinite() || !v[a].allFinite())
       return "strand " + std::to_string(a / vertices) + " (vertex " + std::to_string(a % vertices) +
@@ -97,7 +97,7 @@ std::optional<std::string> first_non_finite(const std::vector<der::Vec3>& x,
   return std::nullopt;
 }
 
-StrandSet as_strands(const std::vector<der::Vec3>& x, int strands, int vertices) {
+StrandSet as_strands(const std::vector<Vec3>& x, int strands, int vertices) {
   StrandSet s;
   s.points = x;
   s.offsets.resize(std::size_t(strands) + 1);
@@ -148,7 +148,7 @@ class Progress {
 class FrameOutputs {
  public:
   FrameOutputs(const HairScene& sc, const std::filesystem::path& out,
-               const std::vector<der::Vec3>& start, int strands, int vertices)
+               const std::vector<Vec3>& start, int strands, int vertices)
       : sc_(sc), out_(out), strands_(strands), vertices_(vertices) {
     if (sc.output.usd)
       usd_.emplace(out / "hair.usda", as_strands(start, strands, vertices), sc.fps);
@@ -157,7 +157,7 @@ class FrameOutputs {
     view_ = preview_camera(sc, start);
   }
 
-  void write(int frame, double t, const std::vector<der::Vec3>& x) {
+  void write(int frame, double t, const std::vector<Vec3>& x) {
     Clock::time_point t0 = Clock::now();
     if (!sc_.output.frames.empty())
       write_strands(out_ / "frames" / frame_name(frame, sc_.output.frames.c_str()),
@@ -168,7 +168,7 @@ class FrameOutputs {
     usd_s += seconds_since(t0);
     t0 = Clock::now();
     if (sc_.output.png_every > 0 && frame % sc_.output.png_every == 0) {
-      const kernels::der::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
+      const kernels::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
       TriangleMesh head = sc_.preview_head;
       for (Vec3& p : head.vertices) p = from_kernel(pose.apply(to_kernel(p)));
       write_png(out_ / "png" / frame_name(frame, "png"),
@@ -207,7 +207,7 @@ class FrameOutputs {
 
  private:
   // One camera for the whole run: the start's bounding box (hair and head), grown by a sixth.
-  static RenderOptions preview_camera(const HairScene& sc, const std::vector<der::Vec3>& start) {
+  static RenderOptions preview_camera(const HairScene& sc, const std::vector<Vec3>& start) {
     RenderOptions view;
     view.width = sc.output.width;
     view.height = sc.output.height;
@@ -217,7 +217,7 @@ class FrameOutputs {
     view.up = -sc.setup.gravity.normalized();
     if (!view.up.allFinite()) view.up = Vec3::UnitY();
     Vec3 lo = Vec3::Constant(1e300), hi = -lo;
-    for (const der::Vec3& p : start) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+    for (const Vec3& p : start) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
     for (const Vec3& p : sc.preview_head.vertices) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
     const Vec3 grow = (hi - lo) / 12;
     view.frame_min = lo - grow;
@@ -270,7 +270,7 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   double simulate_s = 0, readback_s = 0;
 
   std::filesystem::create_directories(out);
-  std::vector<der::Vec3> x, v;
+  std::vector<Vec3> x, v;
   sim->positions(x);
   sim->velocities(v);
   const FrameMeter meter(sc, x, vertices);
@@ -307,7 +307,7 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   }
   const std::string mp4_note = outputs.finish(result.written);
 
-  const StepCounts counts = sim->counts();
+  const StepCounters counts = sim->counts();
   const long steps = sim->steps();
   nlohmann::json& s = result.summary;
   s["status"] = diverged ? "diverged" : result.interrupted ? "interrupted" : "complete";
@@ -315,7 +315,7 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   s["backend"] = to_string(sc.options.backend);
   s["device"] = sim->device();
   s["precision"] = to_string(sc.options.precision);
-  s["integrator"] = sc.setup.integrator == Integrator::implicit ? "implicit" : "symplectic";
+  s["integrator"] = to_string(sc.setup.integrator);
   s["hair"] = sc.hair_source;
   s["strands"] = sim->strands();
   s["vertices_per_strand"] = vertices;
@@ -334,23 +334,12 @@ HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& o
   s["max_stretch"] = measures.worst.max_stretch;
   s["max_penetration_m"] = measures.worst.max_penetration;
   s["max_root_drift_m"] = measures.worst.max_root_drift;
-  s["contacts_per_step"] = steps > 0 ? double(counts.contacts) / double(steps) : 0.0;
+  s["contacts_per_step"] = steps > 0 ? double(counts["contacts"]) / double(steps) : 0.0;
   s["vertices_pushed_out"] = sc.pushed_out;
-  if (sc.options.model == "cosserat") {
+  const Model& model = find_model(sc.options.model);
+  if (model.summary) {  // the model's own fields
     const double strand_steps = double(sim->strands()) * double(steps);
-    s["solver"] = {
-        {"newton_iterations_per_strand_step",
-         strand_steps > 0 ? double(counts.newton_iterations) / strand_steps : 0.0},
-        {"pcg_iterations_per_solve",
-         counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0},
-        {"failures", counts.solver_failures},
-        {"bending_strain", cosserat::to_string(sc.setup.bending_strain)},
-        {"stick_speed_m_per_s", sc.setup.stick_speed},
-        // The kernels' penalty starts this far outside the colliders (0 on the reference).
-        {"contact_margin_m",
-         sc.options.backend == Backend::reference
-             ? 0.0
-             : contact_margin(sc.setup, sc.options.precision == Precision::float32)}};
+    s["solver"] = model.summary(sc.setup, sc.options, counts, strand_steps);
   }
   s["energy"] = measures.trace;
   if (!sc.notice.empty()) s["notice"] = sc.notice;

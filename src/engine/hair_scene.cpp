@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "engine/model.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
@@ -138,8 +139,8 @@ void parse_air(JsonReader air, HairSetup& s) {
 // Built-in head motions about the head's centre (y up, x to the side): shake (a "no", about
 // `axis`, default y), nod (a "yes", about x), turn (once by `amplitude`, eased, over 1/frequency),
 // jump (up and down along y), keyframes, still.
-der::ClampMotion parse_head_motion(JsonReader m) {
-  der::ClampMotion motion;
+ClampMotion parse_head_motion(JsonReader m) {
+  ClampMotion motion;
   const std::string type = m.string("type", "still");
   const double pi = std::numbers::pi;
   auto amplitude = [&](double fallback) {
@@ -265,20 +266,25 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
   std::vector<TriangleMesh> collider_meshes;
   for (JsonReader c : head.objects("colliders"))
     sc.setup.colliders.push_back(parse_collider(c, friction, dir, sc, collider_meshes));
-  if (sc.setup.colliders.size() > std::size_t(kernels::der::kMaxColliders))
-    head.fail("colliders", "at most " + std::to_string(kernels::der::kMaxColliders) +
+  if (sc.setup.colliders.size() > std::size_t(kernels::kMaxColliders))
+    head.fail("colliders", "at most " + std::to_string(kernels::kMaxColliders) +
                                " colliders (got " + std::to_string(sc.setup.colliders.size()) +
                                ")");
   sc.preview_head = preview_mesh(head, dir, sc.setup.colliders, collider_meshes);
   head.finish();
 }
 
-void parse_time(JsonReader t, HairScene& sc) {
-  const std::string integrator = t.string("integrator", "implicit");
-  if (integrator != "implicit" && integrator != "symplectic")
-    t.fail("integrator", "must be 'symplectic' or 'implicit' (got '" + integrator + "')");
-  if (sc.options.model == "cosserat" && integrator != "implicit")
-    t.fail("integrator", "model 'cosserat' steps implicitly only (got '" + integrator + "')");
+void parse_time(JsonReader t, const Model& model, HairScene& sc) {
+  const std::string integrator = t.string("integrator", to_string(model.integrators.front()));
+  bool known = false;
+  std::string names;
+  for (const Integrator i : model.integrators) {
+    known = known || to_string(i) == integrator;
+    names += (names.empty() ? "'" : " or '") + to_string(i) + "'";
+  }
+  if (!known)
+    t.fail("integrator",
+           "model '" + model.name + "' steps with " + names + " (got '" + integrator + "')");
   sc.setup.integrator = integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;
   sc.fps = t.number("fps", 30.0, "> 0", scene::positive);
   // Default step: 1 ms implicit; symplectic, its stability limit.
@@ -295,26 +301,6 @@ void parse_time(JsonReader t, HairScene& sc) {
   sc.steps_per_frame = std::max(1, int(std::ceil(1 / (sc.fps * dt) - 1e-9)));
   sc.setup.dt = 1 / (sc.fps * sc.steps_per_frame);
   t.finish();
-}
-
-// solver.* (model cosserat): the inexact Newton and PCG of docs/models/cosserat.md. The defaults
-// are HairSetup's: Newton to 4e-4 of the lightest strand's weight, at most 20 iterations, PCG to
-// 1e-2 of its starting residual.
-void parse_cosserat_solver(JsonReader s, HairSetup& setup) {
-  setup.newton_tolerance =
-      s.number("newton_tolerance", 0.0, ">= 0 (0: the default)", scene::non_negative);
-  setup.newton_max_iterations =
-      s.integer("newton_max_iterations", setup.newton_max_iterations, 1, 1000);
-  setup.pcg_relative_tolerance =
-      s.number("pcg_relative_tolerance", setup.pcg_relative_tolerance, "> 0", scene::positive);
-  setup.contact_ratio =
-      s.number("contact_ratio", 0.0, ">= 0 (0: the precision's default)", scene::non_negative);
-  setup.bending_strain = cosserat::parse_bending_strain(s.string("bending_strain", "tangent"),
-                                                        s.path_of("bending_strain"));
-  setup.stick_speed = s.number("stick_speed", setup.stick_speed, "> 0", scene::positive);
-  if (s.has("contact_margin"))
-    setup.contact_margin = s.number("contact_margin", 0.0, ">= 0", scene::non_negative);
-  s.finish();
 }
 
 void parse_output(JsonReader o, HairOutputs& out) {
@@ -342,9 +328,8 @@ bool is_hair_scene(const nlohmann::json& doc) {
 HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::path& scene_dir) {
   JsonReader top(doc, "");
   HairScene sc;
-  sc.options.model = top.string("model", "der");
-  if (sc.options.model != "der" && sc.options.model != "cosserat")
-    top.fail("model", "must be 'der' or 'cosserat' (got '" + sc.options.model + "')");
+  sc.options.model = top.string("model", default_model());
+  const Model& model = find_model(sc.options.model, top.path_of("model"));
   sc.backend_asked = top.string("backend", "auto");
   if (sc.backend_asked != "auto" && sc.backend_asked != "reference" && sc.backend_asked != "cpu" &&
       sc.backend_asked != "cuda")
@@ -365,12 +350,8 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   parse_air(top.object("air"), sc.setup);
   parse_head(top.object("head"), scene_dir, sc);
   if (sc.push_out) sc.pushed_out = push_out_of_colliders(sc.setup.strands, sc.setup.colliders);
-  parse_time(top.object("time"), sc);
-  if (top.has("solver")) {
-    if (sc.options.model != "cosserat")
-      top.fail("solver", "is for model 'cosserat' (its Newton and PCG settings)");
-    parse_cosserat_solver(top.object("solver"), sc.setup);
-  }
+  parse_time(top.object("time"), model, sc);
+  sc.setup.model_settings = model.parse_settings(top.object("solver"));  // the model's own
   parse_output(top.object("output"), sc.output);
   top.finish();
   return sc;

@@ -6,11 +6,12 @@
 #include <random>
 
 #include "der_test_support.hpp"
-#include "engine/der_cpu_backend.hpp"
-#include "engine/der_host_batch.hpp"
+#include "models/der/der_host_batch.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
+#include "cuda/batched_step.hpp"
 #include "cuda/cuda_api.hpp"
-#include "cuda/der_device_batch.hpp"
+#include "cuda/device_batch.hpp"
+#include "der/der_cuda.hpp"
 #endif
 
 namespace hairsim {
@@ -27,7 +28,7 @@ void expect_device_forces_match_host(double tolerance) {
     host.set_strand(s, r.rest, r.state, r.mass);
     device_result.set_strand(s, r.rest, r.state, r.mass);
   }
-  cuda::DerDeviceBatch<T> device(device_result.arrays());
+  cuda::DeviceBatch<kernels::der::DerBatch<T>> device(device_result.arrays());
   cuda::der_elastic_forces(device.arrays());
   device.download_all();
   const auto& h = host.arrays();
@@ -89,10 +90,10 @@ void expect_device_steps_match_host(double tolerance) {
   p.damping = T(0.5);
   p.length_tolerance = sizeof(T) == 8 ? T(1e-12) : T(2e-7);
   p.twist_tolerance = sizeof(T) == 8 ? T(1e-10) : T(1e-4);
-  cuda::DerDeviceBatch<T> device(device_result.arrays());
+  cuda::DeviceBatch<kernels::der::DerBatch<T>> device(device_result.arrays());
   for (int k = 0; k < steps; ++k) {
     engine::der_step_cpu(host.arrays(), p);
-    cuda::der_step(device.arrays(), p);
+    cuda::launch_step<kernels::der::DerBatch<T>>(device.arrays(), p);
   }
   device.download_all();
   double worst = 0;

@@ -6,9 +6,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "engine/der_cpu_backend.hpp"
-#include "engine/der_host_batch.hpp"
 #include "hairsim/generate.hpp"
+#include "models/der/der_host_batch.hpp"
 
 namespace hairsim {
 namespace {

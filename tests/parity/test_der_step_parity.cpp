@@ -12,8 +12,7 @@
 #include <random>
 
 #include "der_test_support.hpp"
-#include "engine/der_cpu_backend.hpp"
-#include "engine/der_host_batch.hpp"
+#include "models/der/der_host_batch.hpp"
 #include "reference/der/der_implicit.hpp"
 
 namespace hairsim::der {

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "der_test_support.hpp"
-#include "engine/der_host_batch.hpp"
+#include "models/der/der_host_batch.hpp"
 #include "reference/der/der_dynamics.hpp"
 
 namespace hairsim::der {

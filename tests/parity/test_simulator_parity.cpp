@@ -69,10 +69,10 @@ TEST(SimulatorParity, RejectsWhatItCannotRun) {
                Error);
   EXPECT_THROW(engine::Simulator::create(setup, {"der", Backend::reference, Precision::float32}),
                Error);
-  setup.colliders.resize(kernels::der::kMaxColliders + 1);
+  setup.colliders.resize(kernels::kMaxColliders + 1);
   EXPECT_THROW(engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float64}), Error);
   setup = test::simulator_parity_setup(Integrator::symplectic);
-  setup.strands.add_strand(std::vector<der::Vec3>(5, der::Vec3::Zero()));  // 5 vertices, not 24
+  setup.strands.add_strand(std::vector<Vec3>(5, Vec3::Zero()));  // 5 vertices, not 24
   EXPECT_THROW(engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float64}), Error);
   EXPECT_THROW(engine::parse_backend("gpu"), Error);
   EXPECT_THROW(engine::parse_precision("half"), Error);

@@ -112,7 +112,7 @@ TEST(Cli, BenchWritesOneRowPerCase) {
                   row["strands"].get<double>() * 6, 1e-6 * row["strands"].get<double>());
       // The implicit step has no projection; the symplectic one projects at least once.
       if (row["integrator"] == "implicit")
-        EXPECT_EQ(row["projection_iterations"], -1);
+        EXPECT_TRUE(row["projection_iterations"].is_null());
       else
         EXPECT_GE(row["projection_iterations"].get<double>(), 1.0);
     } else if (!row["ran"].get<bool>()) {
@@ -148,15 +148,21 @@ TEST(Cli, BenchRunsTheCosseratModel) {
       EXPECT_EQ(row["contacts"].get<double>(), 0.0);
   }
   // Rows: reference off, on; cpu off, on. Without colliders the two run the same solves.
-  EXPECT_EQ(rows[0]["newton_iterations"], rows[2]["newton_iterations"]);
+  // Iteration counts are compared within a few percent, never for equality (a faster variant may
+  // sum in another order).
+  EXPECT_NEAR(rows[0]["newton_iterations"].get<double>(),
+              rows[2]["newton_iterations"].get<double>(),
+              0.05 * rows[0]["newton_iterations"].get<double>());
 }
 
 TEST(Cli, BenchRejectsUnknownBackendAndModel) {
   ScratchDir dir;
   for (const auto& [args, message] :
        {std::pair{"bench --backend gpu", "--backend: must be reference, cpu or cuda"},
-        std::pair{"bench --model superhelix", "--model: must be der or cosserat"},
-        std::pair{"bench --model cosserat", "--integrator: model cosserat steps implicit Euler"},
+        std::pair{"bench --model superhelix",
+                  "--model: unknown model 'superhelix' (available: der, cosserat)"},
+        std::pair{"bench --model cosserat --integrator symplectic",
+                  "--integrator: model cosserat has no symplectic step"},
         std::pair{"bench --precision half", "--precision: must be float or double"},
         std::pair{"bench --integrator rk4", "--integrator: must be symplectic or implicit"},
         std::pair{"bench --collisions maybe", "--collisions: must be on or off"},

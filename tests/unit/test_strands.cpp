@@ -4,7 +4,6 @@
 #include <cmath>
 #include <numbers>
 
-#include "hairsim/batch.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/strands.hpp"
 #include "hairsim/units.hpp"
@@ -99,23 +98,6 @@ TEST(Strands, ValidateRejectsBadSets) {
   s.thickness.clear();
   s.points[1].x() = std::nan("");
   EXPECT_THROW(s.validate("t"), Error);
-}
-
-TEST(Batch, VertexMajorLayoutAndArcLengthMatchHost) {
-  StrandSet s;
-  s.add_strand(quarter_circle(1.0, 8));
-  s.add_strand(std::vector<Vec3>{
-      {0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {2, 2, 2}, {3, 2, 2}});
-  const StrandBatch<double> b = pack_batch<double>(s);
-  ASSERT_EQ(b.strand_count, 2);
-  ASSERT_EQ(b.vertex_count, 8);
-  // Entry (v, s) at v * strand_count + s.
-  EXPECT_EQ(b.y[3 * 2 + 1], 1.0);  // strand 1, vertex 3 = (1, 1, 1)
-  for (int i = 0; i < 2; ++i)
-    EXPECT_NEAR(kernels::strand_arc_length(b.view(), i), polyline_length(s.strand(i)), 1e-14);
-  StrandSet uneven = s;
-  uneven.add_strand(std::vector<Vec3>{{0, 0, 0}, {1, 0, 0}});
-  EXPECT_THROW(pack_batch<float>(uneven), Error);
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
       {"--set material.linear_density=0", "material.linear_density: must be > 0"},
       {"--set 'gravity=[0,1]'", "gravity: must be an array of 3 numbers"},
       {"--set rod.root=glued", "rod.root: must be 'clamped' or 'free'"},
-      {"--set model=superhelix", "model: single-rod scenes run model 'der' or 'cosserat'"},
+      {"--set model=superhelix", "model: unknown model 'superhelix' (available: der, cosserat)"},
       {"--set backend=gpu", "backend: must be 'reference', 'cpu', 'cuda' or 'auto'"},
       {"--set time.dt=0", "time.dt: must be > 0"},
       {"--set static.enabled=yes", "static.enabled: must be true or false"},

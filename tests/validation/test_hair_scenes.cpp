@@ -9,12 +9,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/cosserat_host_batch.hpp"
-#include "engine/cosserat_simulator.hpp"
 #include "engine/hair_run.hpp"
 #include "engine/hair_scene.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/io.hpp"
+#include "models/cosserat/cosserat_engine.hpp"
+#include "models/cosserat/cosserat_host_batch.hpp"
 #include "test_support.hpp"
 
 namespace hairsim {
@@ -140,16 +140,17 @@ FoldRun shaken_demo_strands(const std::string& bending_strain) {
     "time": {"integrator": "implicit", "dt": 0.001, "fps": 30, "duration": 1.0}})");
   scene["solver"]["bending_strain"] = bending_strain;
   const engine::HairScene sc = engine::parse_hair_scene(scene, ".");
-  const std::vector<cosserat::CosseratRod> rods = engine::cosserat_rods(sc.setup);
+  const std::vector<cosserat::CosseratRod> rods = models::cosserat_rods(sc.setup);
   const int picked[] = {8, 64};
-  engine::CosseratHostBatch<float> batch(2, rods[picked[0]].rest.vertex_count());
+  engine::CosseratHostBatch<float> batch(2, rods[picked[0]].rest.vertex_count(), 32,
+                                         rods[picked[0]].rest.bending_strain);
   for (int s = 0; s < 2; ++s) batch.load(s, rods[picked[s]]);
-  const auto settings = engine::kernel_settings(engine::cosserat_settings(sc.setup));
+  const auto settings = models::kernel_settings(models::solver_settings(sc.setup));
   FoldRun run;
   for (int k = 0; k < 1000; ++k) {
     const double t = k * sc.setup.dt;
-    batch.step(float(sc.setup.dt), engine::cosserat_loads<float>(sc.setup, t), settings);
-    const auto head = engine::cosserat_loads<double>(sc.setup, t);  // the pose at t + Δt
+    batch.step(float(sc.setup.dt), models::cosserat_loads<float>(sc.setup, t), settings);
+    const auto head = models::cosserat_loads<double>(sc.setup, t);  // the pose at t + Δt
     for (int s = 0; s < 2; ++s) {
       for (const cosserat::Vec3& p : batch.positions(s))
         run.deepest =
@@ -174,7 +175,7 @@ TEST(HairScenes, TangentBendingStrainKeepsShakenHairOutOfTheHead) {
   // frictionless; with the head's default μ = 0.3 these two slide less and reached 2.3 rad in
   // this 1 s, so the scenario keeps the frictionless head of the run that found the fold);
   // with the tangent measure no frame pair gets near π and no vertex is deeper than the
-  // reference's 1e-6 m (the float penalty acts from engine::contact_margin outside the head).
+  // reference's 1e-6 m (the float penalty acts from models::contact_margin outside the head).
   const FoldRun sine = shaken_demo_strands("sine"), tangent = shaken_demo_strands("tangent");
   std::cout << "sine: deepest " << sine.deepest << " m, widest " << sine.widest
             << " rad; tangent: deepest " << tangent.deepest << " m, widest " << tangent.widest
@@ -295,10 +296,13 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
               "{\"time\":1}]}'",
        "head.motion.keyframes[1].time: times must increase strictly"},
       {base + "--final x.ply", "--final: is for single-rod scenes"},
-      {base + "--model superhelix", "model: must be 'der' or 'cosserat'"},
+      {base + "--model superhelix", "model: unknown model 'superhelix' (available: der, cosserat)"},
       {base + "--model cosserat --set time.integrator=symplectic",
-       "time.integrator: model 'cosserat' steps implicitly only"},
-      {base + "--set solver.newton_max_iterations=5", "solver: is for model 'cosserat'"},
+       "time.integrator: model 'cosserat' steps with 'implicit' (got 'symplectic')"},
+      {base + "--set solver.newton_max_iterations=5",
+       "solver.newton_max_iterations: unknown field"},
+      {base + "--set solver.relative_twist_tolerance=-1",
+       "solver.relative_twist_tolerance: must be >= 0"},
       {base + "--model cosserat --set solver.pcg_relative_tolerance=0",
        "solver.pcg_relative_tolerance: must be > 0"},
       {base + "--model cosserat --set solver.bending_strain=exact",

@@ -94,15 +94,10 @@ void reject_der_only_fields(JsonReader& top, JsonReader& rod) {
 
 }  // namespace
 
-bool is_cosserat_scene(const nlohmann::json& document) {
-  return document.is_object() && document.contains("model") && document["model"].is_string() &&
-         document["model"].get<std::string>() == "cosserat";
-}
-
 CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   JsonReader top(document, "");
   CosseratScene sc;
-  top.string("model", std::nullopt);  // "cosserat" (is_cosserat_scene)
+  top.string("model", std::nullopt);  // "cosserat": the model table sent the scene here
   const std::string backend = top.string("backend", "reference");
   if (backend != "reference")
     top.fail("backend",

@@ -24,8 +24,6 @@ struct CosseratScene {
   int trace_every = 0;  // steps between rows of trace.csv; 0: no trace
 };
 
-// True when the document's "model" is "cosserat".
-bool is_cosserat_scene(const nlohmann::json& document);
 // Throws Error naming the JSON path of the first bad or unknown field.
 CosseratScene parse_cosserat_scene(const nlohmann::json& document);
 // Runs `steps` implicit steps, then, in static mode, proximal steps to equilibrium. Throws

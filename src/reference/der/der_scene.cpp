@@ -123,9 +123,7 @@ RigidBody parse_body(JsonReader b, const DerScene& sc,
 DerScene parse_der_scene(const nlohmann::json& document) {
   JsonReader top(document, "");
   DerScene sc;
-  const std::string model = top.string("model", "der");
-  if (model != "der")  // "cosserat" goes to cosserat::parse_cosserat_scene
-    top.fail("model", "single-rod scenes run model 'der' or 'cosserat' (got '" + model + "')");
+  top.string("model", "der");  // "der": the model table sent the scene here
   sc.backend = top.string("backend", "reference");
   if (sc.backend != "reference" && sc.backend != "cpu" && sc.backend != "cuda" &&
       sc.backend != "auto")

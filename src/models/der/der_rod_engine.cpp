@@ -1,18 +1,22 @@
-#include "engine/der_scene_engine.hpp"
+#include "models/der/der_rod_engine.hpp"
 
 #include <chrono>
 #include <cmath>
 
-#include "engine/der_cpu_backend.hpp"
-#include "engine/der_host_batch.hpp"
+#include "engine/head_pose.hpp"
 #include "engine/simulator.hpp"
 #include "hairsim/error.hpp"
+#include "models/der/der_host_batch.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
+#include "cuda/batched_step.hpp"
 #include "cuda/cuda_api.hpp"
-#include "cuda/der_device_batch.hpp"
+#include "cuda/device_batch.hpp"
 #endif
 
-namespace hairsim::engine {
+namespace hairsim::models {
+
+using engine::DerHostBatch;
+using Batch = kernels::der::DerBatch<double>;
 namespace {
 
 // What the batched engine runs so far: an open rod, clamped root (optionally moving rigidly,
@@ -34,15 +38,11 @@ void check_supported(const der::DerScene& sc) {
     unsupported("twisting root motion");
 }
 
-kernels::der::RigidPose<double> root_pose(const der::Clamp& clamp, double t) {
-  kernels::der::RigidPose<double> pose;
-  const der::Mat3 r = clamp.motion.rotation(t);
-  const der::Vec3 center = clamp.motion.center.value_or(clamp.pivot),
-                  translation = clamp.motion.translation(t);
-  for (int k = 0; k < 3; ++k) pose.row[k] = {r(k, 0), r(k, 1), r(k, 2)};
-  pose.center = {center.x(), center.y(), center.z()};
-  pose.translation = {translation.x(), translation.y(), translation.z()};
-  return pose;
+// The root clamp's pose at t: its motion about its own centre, the pivot when unset.
+kernels::RigidPose<double> root_pose(const der::Clamp& clamp, double t) {
+  ClampMotion motion = clamp.motion;
+  if (!motion.center) motion.center = clamp.pivot;
+  return engine::head_pose<double>(motion, t);
 }
 
 // The batch's state back into the scene's rod (for the summary and --final).
@@ -60,16 +60,13 @@ void copy_back(const DerHostBatch<double>& batch, der::DynamicRod& rod) {
 
 }  // namespace
 
-std::string resolve_backend(const std::string& backend) {
-  return backend == "auto" ? to_string(parse_backend(backend)) : backend;
-}
-
 der::SceneRun run_der_scene_batched(der::DerScene& sc) {
-  sc.backend = resolve_backend(sc.backend);
+  if (sc.backend == "auto") sc.backend = engine::to_string(engine::parse_backend(sc.backend));
   check_supported(sc);
   const auto start = std::chrono::steady_clock::now();
   der::DynamicRod& rod = sc.rod;
-  const auto integrator = sc.implicit ? Integrator::implicit : Integrator::symplectic;
+  const auto integrator =
+      sc.implicit ? kernels::der::Integrator::implicit : kernels::der::Integrator::symplectic;
   DerHostBatch<double> batch(1, rod.rest.vertex_count(), 32, integrator);
   batch.set_strand(0, rod.rest, rod.state, rod.mass, rod.stretching_stiffness);
   for (int i = 0; i < batch.vertices(); ++i)
@@ -91,17 +88,18 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
     p.head = root_pose(rod.root_clamp, rod.time + (step + 1) * sc.dt);
   };
   if (sc.backend == "cpu") {
+    long counts[Batch::kCounters] = {};
     for (int step = 0; step < sc.steps; ++step) {
       step_parameters(step);
-      der_step_cpu(batch.arrays(), p);
+      engine::step_on_host<Batch>(batch.arrays(), p, counts);
     }
   } else {
 #ifdef HAIRSIM_HAVE_CUDA
     if (cuda::device_count() == 0) throw RunFailure("backend 'cuda'", "no CUDA device present");
-    cuda::DerDeviceBatch<double> device(batch.arrays());
+    cuda::DeviceBatch<Batch> device(batch.arrays());
     for (int step = 0; step < sc.steps; ++step) {
       step_parameters(step);
-      cuda::der_step(device.arrays(), p);
+      cuda::launch_step<Batch>(device.arrays(), p);
     }
     device.download_all();
 #else
@@ -119,4 +117,4 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
   return {der::scene_summary(sc, sc.steps, wall), std::string()};
 }
 
-}  // namespace hairsim::engine
+}  // namespace hairsim::models

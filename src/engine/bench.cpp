@@ -1,4 +1,4 @@
-#include "engine/der_bench.hpp"
+#include "engine/bench.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -14,7 +14,7 @@ constexpr int kWarmUpSteps = 3;
 
 // The bench's hairstyle on a still head. Step: the explicit limit 0.1 h² sqrt(ρS/EI) of the
 // shortest edges (symplectic; 0.04 ms at 32 vertices), 1 ms (implicit: a common hair step).
-HairSetup bench_setup(const DerBenchCase& c) {
+HairSetup bench_setup(const BenchCase& c) {
   HairstyleParams style;
   style.style = HairStyle::wavy;
   style.strands = c.strands;
@@ -44,7 +44,10 @@ HairSetup bench_setup(const DerBenchCase& c) {
 
 }  // namespace
 
-DerBenchResult run_der_bench(const DerBenchCase& c) {
+BenchResult run_bench(const BenchCase& asked) {
+  const Model& model = find_model(asked.model, "--model");
+  BenchCase c = asked;
+  if (c.integrator.empty()) c.integrator = to_string(model.integrators.front());
   const Backend backend = [&] {
     if (c.backend != "reference" && c.backend != "cpu" && c.backend != "cuda")
       throw Error("--backend", "must be reference, cpu or cuda (got '" + c.backend + "')");
@@ -54,15 +57,17 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
     throw Error("--precision", "must be float or double (got '" + c.precision + "')");
   if (c.integrator != "symplectic" && c.integrator != "implicit")
     throw Error("--integrator", "must be symplectic or implicit (got '" + c.integrator + "')");
-  if (c.model != "der" && c.model != "cosserat")
-    throw Error("--model", "must be der or cosserat (got '" + c.model + "')");
-  if (c.model == "cosserat" && c.integrator != "implicit")
-    throw Error("--integrator", "model cosserat steps implicit Euler only: use implicit");
+  bool steps_with = false;
+  for (const Integrator i : model.integrators)
+    steps_with = steps_with || to_string(i) == c.integrator;
+  if (!steps_with)
+    throw Error("--integrator", "model " + model.name + " has no " + c.integrator +
+                                    " step (it has " + to_string(model.integrators.front()) + ")");
   if (backend == Backend::reference && c.precision != "double")
     throw Error("--precision", "the reference backend runs in double only");
   if (c.strands < 1 || c.vertices < 3 || c.steps < 1)
     throw Error("bench", "needs >= 1 strand, >= 3 vertices and >= 1 step");
-  DerBenchResult r;
+  BenchResult r;
   r.config = c;
   const HairSetup setup = bench_setup(c);
   r.dt = setup.dt;
@@ -78,49 +83,35 @@ DerBenchResult run_der_bench(const DerBenchCase& c) {
   sim->counts();  // waits for the warm-up steps
   const auto start = std::chrono::steady_clock::now();
   for (int k = 0; k < c.steps; ++k) sim->step();
-  const StepCounts counts = sim->counts();  // waits for the last step
+  const StepCounters counts = sim->counts();  // waits for the last step
   r.ms_per_step =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
       c.steps;
   r.svu_per_second = double(c.strands) * c.vertices / (r.ms_per_step * 1e-3);
   const double strand_steps = double(c.strands) * (c.steps + kWarmUpSteps);
-  const bool symplectic = setup.integrator == Integrator::symplectic;
-  if (c.model == "cosserat") {
-    r.newton_iterations = double(counts.newton_iterations) / strand_steps;
-    r.pcg_iterations =
-        counts.pcg_solves > 0 ? double(counts.pcg_iterations) / double(counts.pcg_solves) : 0.0;
-    r.contacts = double(counts.contacts) / strand_steps;  // active set or penalty contacts
-  } else if (symplectic) {
-    r.projection_iterations = double(counts.projection_iterations) / strand_steps;
-  }
-  if (backend != Backend::reference && c.model == "der") {
-    r.twist_iterations = double(counts.twist_iterations) / strand_steps;
-    r.contacts = double(counts.contacts) / strand_steps;
-  }
+  r.columns = model.bench_values(setup, backend, counts, strand_steps);
   r.ran = true;
   return r;
 }
 
-nlohmann::json to_json(const DerBenchResult& r) {
-  return {{"model", r.config.model},
-          {"integrator", r.config.integrator},
-          {"collisions", r.config.collisions},
-          {"backend", r.config.backend},
-          {"precision", r.config.precision},
-          {"strands", r.config.strands},
-          {"vertices", r.config.vertices},
-          {"steps", r.config.steps},
-          {"dt", r.dt},
-          {"ran", r.ran},
-          {"note", r.note},
-          {"device", r.device},
-          {"ms_per_step", r.ms_per_step},
-          {"svu_per_second", r.svu_per_second},
-          {"projection_iterations", r.projection_iterations},
-          {"twist_iterations", r.twist_iterations},
-          {"contacts", r.contacts},
-          {"newton_iterations", r.newton_iterations},
-          {"pcg_iterations_per_solve", r.pcg_iterations}};
+nlohmann::json to_json(const BenchResult& r) {
+  nlohmann::json j = {{"model", r.config.model},
+                      {"integrator", r.config.integrator},
+                      {"collisions", r.config.collisions},
+                      {"backend", r.config.backend},
+                      {"precision", r.config.precision},
+                      {"strands", r.config.strands},
+                      {"vertices", r.config.vertices},
+                      {"steps", r.config.steps},
+                      {"dt", r.dt},
+                      {"ran", r.ran},
+                      {"note", r.note},
+                      {"device", r.device},
+                      {"ms_per_step", r.ms_per_step},
+                      {"svu_per_second", r.svu_per_second}};
+  for (const BenchColumn& c : r.columns)  // null where not counted
+    j[c.key] = std::isfinite(c.value) ? nlohmann::json(c.value) : nlohmann::json();
+  return j;
 }
 
 }  // namespace hairsim::engine

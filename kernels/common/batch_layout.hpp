@@ -1,0 +1,42 @@
+#pragma once
+// What the generic executors (src/engine/host_executor.hpp, kernels/cuda/batched_step.cuh) need
+// to know of any model's batch: the tiled layout's index, and where a per-vertex 3-vector field
+// (positions, velocities) lives in the model's arrays.
+//
+// A model's batch traits (kernels/<model>/<model>_batch.hpp) provide, with S its scalar:
+//   using Scalar, Arrays, Parameters;
+//   static constexpr int kCounters; static constexpr const char* kCounterNames[kCounters];
+//   static constexpr int kCudaBlock;                    // threads per block, one per strand
+//   HS_HD static void for_each_array(Arrays&, F&&);     // f(U*& array, int rows per strand)
+//   HS_HD static Arrays tile(const Arrays&, int t);     // the arrays of tile t
+//   HS_HD static void step(const Arrays& tile, int lane, const Parameters&,
+//                          long (&counts)[kCounters]);  // one strand's step, counts added
+//   static VertexVectors<S> positions(const Arrays&), velocities(const Arrays&);
+//   static Collider<S>* colliders(Parameters&, int& count);  // mesh grids to re-point
+#include <cstddef>
+
+#include "common/hd.hpp"
+
+namespace hairsim::kernels {
+
+// Offset of row `row` of strand s in an array of `rows` rows per strand, tiles of `tile_width`
+// strands: vertex-major inside a tile, the tiles one after the other.
+HS_HD inline std::size_t tiled_index(int row, int s, int rows, int tile_width) {
+  return (std::size_t(s / tile_width) * rows + row) * tile_width + s % tile_width;
+}
+
+// A per-vertex 3-vector field: component c of vertex v is row vertex_rows * v + component_row[c]
+// of array[c], an array of `rows` rows per strand. Three arrays of one row per vertex (DER's
+// position[3]) or one array of three rows per vertex (Cosserat's x) alike.
+template <class S>
+struct VertexVectors {
+  S* array[3] = {};
+  int rows = 0;
+  int vertex_rows = 1;
+  int component_row[3] = {0, 0, 0};
+  HS_HD int row(int v, int c) const { return vertex_rows * v + component_row[c]; }
+  // Whether all three components live in one array.
+  HS_HD bool interleaved() const { return array[0] == array[1] && array[1] == array[2]; }
+};
+
+}  // namespace hairsim::kernels

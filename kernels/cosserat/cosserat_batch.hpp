@@ -1,0 +1,60 @@
+#pragma once
+// Cosserat's batch traits for the generic executors (kernels/common/batch_layout.hpp): its
+// arrays, what a step takes (Δt, loads, solver settings), its per-strand step and its counters.
+#include "common/batch_layout.hpp"
+#include "cosserat/cosserat_strand.hpp"
+
+namespace hairsim::kernels::cosserat {
+
+// What one implicit step of every strand takes.
+template <class T>
+struct StepInput {
+  T dt = 0;  // s
+  Loads<T> loads;
+  StepSettings settings;
+};
+
+template <class T>
+struct CosseratBatch {
+  using Scalar = T;
+  using Arrays = CosseratBatchArrays<T>;
+  using Parameters = StepInput<T>;
+
+  static constexpr int kCounters = 5;
+  static constexpr const char* kCounterNames[kCounters] = {
+      "newton_iterations", "pcg_iterations", "pcg_solves", "solver_failures", "contacts"};
+  static constexpr int kCudaBlock = 64;
+
+  template <class F>
+  HS_HD static void for_each_array(Arrays& a, F&& f) {
+    cosserat::for_each_array(a, f);
+  }
+  HS_HD static Arrays tile(const Arrays& a, int t) { return tile_view(a, t); }
+  HS_HD static void step(const Arrays& tile, int lane, const Parameters& p,
+                         long (&counts)[kCounters]) {
+    const StepCounts c = cosserat::step(Strand<T>{tile, lane}, p.dt, p.loads, p.settings);
+    counts[0] += c.newton;
+    counts[1] += c.pcg_iterations;
+    counts[2] += c.pcg_solves;
+    counts[3] += c.failures;
+    counts[4] += c.contacts;
+  }
+  static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }
+  static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }
+  static Collider<T>* colliders(Parameters& p, int& count) {
+    count = p.loads.collider_count;
+    return p.loads.colliders;
+  }
+
+ private:
+  // Three rows per vertex in one array.
+  static VertexVectors<T> vectors(T* array, int vertices) {
+    VertexVectors<T> f;
+    for (int c = 0; c < 3; ++c) f.array[c] = array, f.component_row[c] = c;
+    f.rows = 3 * vertices;
+    f.vertex_rows = 3;
+    return f;
+  }
+};
+
+}  // namespace hairsim::kernels::cosserat

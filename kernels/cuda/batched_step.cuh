@@ -1,0 +1,38 @@
+#pragma once
+// Definition of cuda::launch_step (batched_step.hpp), included by each model's .cu file only.
+#include "cuda/batched_step.hpp"
+#include "cuda/check.hpp"
+
+namespace hairsim::cuda {
+
+template <class Batch>
+__global__ void batched_step_kernel(typename Batch::Arrays a, typename Batch::Parameters p,
+                                    unsigned long long* counts) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= a.strands) return;
+  long c[Batch::kCounters] = {};
+  Batch::step(Batch::tile(a, s / a.tile_width), s % a.tile_width, p, c);
+  if (!counts) return;
+  for (int k = 0; k < Batch::kCounters; ++k)
+    if (c[k]) atomicAdd(counts + k, static_cast<unsigned long long>(c[k]));
+}
+
+template <class Batch>
+void launch_step(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
+                 unsigned long long* counts, cudaStream_t stream) {
+  constexpr int block = Batch::kCudaBlock;
+  const int blocks = (a.strands + block - 1) / block;
+  batched_step_kernel<Batch><<<blocks, block, 0, stream>>>(a, p, counts);
+  HS_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace hairsim::cuda
+
+// In a model's .cu file: the launcher for its batch traits, float and double.
+#define HAIRSIM_INSTANTIATE_CUDA_STEP(BatchTemplate)                                  \
+  template void hairsim::cuda::launch_step<BatchTemplate<float>>(                     \
+      const BatchTemplate<float>::Arrays&, const BatchTemplate<float>::Parameters&,   \
+      unsigned long long*, cudaStream_t);                                             \
+  template void hairsim::cuda::launch_step<BatchTemplate<double>>(                    \
+      const BatchTemplate<double>::Arrays&, const BatchTemplate<double>::Parameters&, \
+      unsigned long long*, cudaStream_t)

@@ -1,0 +1,118 @@
+#pragma once
+// The cuda backend of the generic batched simulator (batched_simulator.hpp), for any model: the
+// batch lives on the device, every step is one launch on the simulator's own stream
+// (kernels/cuda/batched_step.cuh: one thread per strand), mesh colliders' distance grids are
+// uploaded once, and nothing comes back unless asked: positions or velocities through pinned
+// memory (only the arrays holding them), counters from a device accumulator. Built with CUDA only.
+#include <array>
+#include <map>
+#include <vector>
+
+#include "cuda/batched_step.hpp"
+#include "cuda/cuda_api.hpp"
+#include "cuda/device_batch.hpp"
+#include "cuda/stream.hpp"
+#include "engine/host_batch.hpp"
+#include "engine/simulator.hpp"
+
+namespace hairsim::engine {
+
+// Throws RunFailure without a device.
+void require_cuda_device();
+
+template <class Batch>
+StepCounters batch_counters(const long (&values)[Batch::kCounters]);
+
+template <class Engine>
+class CudaSimulator final : public Simulator {
+ public:
+  using Batch = typename Engine::Batch;
+  using Scalar = typename Batch::Scalar;
+  static constexpr int kTileWidth = 32;  // a warp: its threads' loads coalesce
+
+  CudaSimulator(const HairSetup& setup, Precision precision)
+      : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        engine_(setup, precision),
+        host_(engine_.layout(strands(), vertices(), kTileWidth)),
+        device_((engine_.load(host_, setup), host_.arrays())),
+        counts_(Batch::kCounters),
+        readback_(field_size(Batch::positions(host_.arrays()))) {
+    counts_.zero_async(stream_.get());
+    // Mesh colliders: their distance samples go to the device once; each step's parameters
+    // are pointed at them there.
+    for (const kernels::Collider<double>& c : setup.colliders) {
+      const float* samples = c.sdf.values;
+      if (!samples || grids_.count(samples)) continue;
+      cuda::DeviceBuffer<float>& grid = grids_[samples];
+      grid = cuda::DeviceBuffer<float>(std::size_t(c.sdf.count()));
+      grid.upload(samples);
+    }
+  }
+
+  void step() override {
+    typename Batch::Parameters p = engine_.parameters(time());
+    int count = 0;
+    kernels::Collider<Scalar>* colliders = Batch::colliders(p, count);
+    for (int c = 0; c < count; ++c)
+      if (colliders[c].sdf.values)
+        colliders[c].sdf.values = grids_.at(colliders[c].sdf.values).data();
+    cuda::launch_step<Batch>(device_.arrays(), p, counts_.data(), stream_.get());
+    ++steps_;
+  }
+
+  StepCounters counts() override {
+    std::array<unsigned long long, Batch::kCounters> c{};
+    counts_.download_async(c.data(), stream_.get());
+    stream_.synchronize();
+    long values[Batch::kCounters];
+    for (int k = 0; k < Batch::kCounters; ++k) values[k] = long(c[k]);
+    const StepCounters total = batch_counters<Batch>(values);
+    check_solves(total, steps_);
+    return total;
+  }
+
+  void positions(std::vector<Vec3>& out) override {
+    gather(Batch::positions(device_.arrays()), out);
+  }
+  void velocities(std::vector<Vec3>& out) override {
+    gather(Batch::velocities(device_.arrays()), out);
+  }
+  std::string device() const override { return cuda::device_name(); }
+
+ private:
+  std::size_t padded() const { return std::size_t(host_.arrays().tile_count()) * kTileWidth; }
+  // Values of the arrays holding a field: one array, or three.
+  std::size_t field_size(const kernels::VertexVectors<Scalar>& f) const {
+    return (f.interleaved() ? 1 : 3) * std::size_t(f.rows) * padded();
+  }
+
+  // A vector field of the device batch through the pinned buffer, strand after strand (waits
+  // for the steps launched before).
+  void gather(const kernels::VertexVectors<Scalar>& f, std::vector<Vec3>& out) {
+    const std::size_t array = std::size_t(f.rows) * padded();
+    const int arrays = f.interleaved() ? 1 : 3;
+    for (int k = 0; k < arrays; ++k)
+      HS_CUDA_CHECK(cudaMemcpyAsync(readback_.data() + k * array, f.array[k],
+                                    array * sizeof(Scalar), cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    out.resize(std::size_t(strands()) * vertices());
+    const Scalar* values = readback_.data();
+    for (int s = 0; s < strands(); ++s)
+      for (int i = 0; i < vertices(); ++i) {
+        Vec3& v = out[std::size_t(s) * vertices() + i];
+        for (int c = 0; c < 3; ++c)
+          v[c] = double(values[(arrays == 1 ? 0 : c * array) +
+                               kernels::tiled_index(f.row(i, c), s, f.rows, kTileWidth)]);
+      }
+  }
+
+  Engine engine_;
+  HostBatch<Batch> host_;  // the initial state, uploaded once
+  cuda::DeviceBatch<Batch> device_;
+  cuda::Stream stream_;
+  cuda::DeviceBuffer<unsigned long long> counts_;
+  cuda::PinnedBuffer<Scalar> readback_;
+  std::map<const float*, cuda::DeviceBuffer<float>> grids_;  // host samples -> device copy
+};
+
+}  // namespace hairsim::engine

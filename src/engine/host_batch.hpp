@@ -1,0 +1,83 @@
+#pragma once
+// The generic batched engine's host side, for any model's batch traits
+// (kernels/common/batch_layout.hpp): storage of every array in the tiled layout, the index of a
+// strand's row, vector fields read back strand after strand, and the cpu backend's executor: the
+// model's per-strand step over all tiles on all cores (OpenMP).
+#include <type_traits>
+#include <vector>
+
+#include "common/batch_layout.hpp"
+#include "hairsim/error.hpp"
+#include "hairsim/strands.hpp"
+
+namespace hairsim::engine {
+
+template <class Batch>
+class HostBatch {
+ public:
+  using Arrays = typename Batch::Arrays;
+  using Scalar = typename Batch::Scalar;
+
+  // `layout`: the arrays' sizes and flags (strands, vertices, tile_width, the model's own), its
+  // pointers unset. Every array is allocated zeroed (0.0 as IEEE).
+  explicit HostBatch(const Arrays& layout) : arrays_(layout) {
+    if (layout.strands < 1 || layout.vertices < 3 || layout.tile_width < 1)
+      throw Error("batch", "needs >= 1 strand of >= 3 vertices, tiles of >= 1 strand");
+    const std::size_t padded = std::size_t(arrays_.tile_count()) * arrays_.tile_width;
+    Batch::for_each_array(arrays_, [&](auto*& array, int rows) {
+      using S = std::remove_reference_t<decltype(*array)>;  // the model's scalar, or another
+      storage_.emplace_back(std::size_t(rows) * padded * sizeof(S));
+      array = reinterpret_cast<S*>(storage_.back().data());
+    });
+  }
+  HostBatch(const HostBatch&) = delete;  // arrays_ points into storage_
+  HostBatch& operator=(const HostBatch&) = delete;
+
+  int strands() const { return arrays_.strands; }
+  int vertices() const { return arrays_.vertices; }
+  const Arrays& arrays() const { return arrays_; }
+  // Offset of row `row` of strand s in an array of `rows` rows per strand.
+  std::size_t index(int row, int s, int rows) const {
+    return kernels::tiled_index(row, s, rows, arrays_.tile_width);
+  }
+  // Vertex i of strand s of a vector field of these arrays (Batch::positions(arrays()), ...).
+  Vec3 vector(const kernels::VertexVectors<Scalar>& f, int s, int i) const {
+    return {double(f.array[0][index(f.row(i, 0), s, f.rows)]),
+            double(f.array[1][index(f.row(i, 1), s, f.rows)]),
+            double(f.array[2][index(f.row(i, 2), s, f.rows)])};
+  }
+  // Every vertex of a field, strand after strand (strand s, vertex i at s * vertices + i).
+  void gather(const kernels::VertexVectors<Scalar>& f, std::vector<Vec3>& out) const {
+    out.resize(std::size_t(strands()) * vertices());
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < strands(); ++s)
+      for (int i = 0; i < vertices(); ++i) out[std::size_t(s) * vertices() + i] = vector(f, s, i);
+  }
+
+ private:
+  Arrays arrays_;
+  std::vector<std::vector<unsigned char>> storage_;  // one allocation per array
+};
+
+// One step of every strand on the host: threads take whole tiles (a tile's strands share cache
+// lines), dynamically, since a strand's work varies with its iterations. The counters are added
+// into `totals` (integers: the sum does not depend on the order).
+template <class Batch>
+void step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
+                  long (&totals)[Batch::kCounters]) {
+  const int tiles = a.tile_count();
+#pragma omp parallel
+  {
+    long local[Batch::kCounters] = {};
+#pragma omp for schedule(dynamic)
+    for (int t = 0; t < tiles; ++t) {
+      const typename Batch::Arrays tile = Batch::tile(a, t);
+      const int lanes = std::min(a.tile_width, a.strands - t * a.tile_width);
+      for (int lane = 0; lane < lanes; ++lane) Batch::step(tile, lane, p, local);
+    }
+#pragma omp critical(hairsim_step_counters)
+    for (int k = 0; k < Batch::kCounters; ++k) totals[k] += local[k];
+  }
+}
+
+}  // namespace hairsim::engine

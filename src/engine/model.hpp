@@ -1,0 +1,70 @@
+#pragma once
+// The model table: everything the CLI, hairstyle scenes, single-rod scenes and `hairsim bench`
+// need to know of a rod model, so that none of them names one. A model registers one entry in
+// src/engine/models.cpp; its code lives in its own folders (docs/architecture.md, "Adding a
+// model").
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/simulator.hpp"
+#include "scene/json_reader.hpp"
+#include "scene/rod_scene.hpp"
+
+namespace hairsim::engine {
+
+// A single-rod scene of a model, parsed and checked, ready to run (`hairsim run` on a scene
+// without "hair").
+class RodScene {
+ public:
+  virtual ~RodScene() = default;
+  // Runs it; throws RunFailure naming the step on a non-finite state.
+  virtual scene::SceneRun run() = 0;
+  // The rod's centerline now, as a one-strand set (for --final).
+  virtual StrandSet final_strands() const = 0;
+};
+
+// One of a model's columns of `hairsim bench`: its key in the JSON rows and its value.
+struct BenchColumn {
+  std::string key;
+  double value = 0;
+};
+
+struct Model {
+  std::string name;                     // as scenes, --model and SimulatorOptions spell it
+  std::string description;              // one line: the paper
+  std::vector<Integrator> integrators;  // those it steps with; the first is the default
+  // A hairstyle scene's "solver" object (an empty one when absent) as the model's settings.
+  std::function<std::shared_ptr<const ModelSettings>(scene::JsonReader solver)> parse_settings;
+  // A simulator of a checked setup (Simulator::create checks what is common to every model).
+  std::function<std::unique_ptr<Simulator>(const HairSetup&, Backend, Precision)> make_simulator;
+  // The model's own fields of a hairstyle run's summary.json (null: none).
+  std::function<nlohmann::json(const HairSetup&, const SimulatorOptions&, const StepCounters&,
+                               double strand_steps)>
+      summary;
+  // Its columns of `hairsim bench`: short headers for the table, in the order of bench_values'
+  // keys (means of its work counters per strand and step, NaN where a backend does not count).
+  std::vector<std::string> bench_columns;
+  std::function<std::vector<BenchColumn>(const HairSetup&, Backend, const StepCounters&,
+                                         double strand_steps)>
+      bench_values;
+  // Settings under which the batched backends converge to round-off of the reference, for the
+  // parity tests (null: the defaults do).
+  std::function<std::shared_ptr<const ModelSettings>()> parity_settings;
+  // A single-rod scene document with this "model" (Error naming the field when bad).
+  std::function<std::unique_ptr<RodScene>(const nlohmann::json& document)> parse_rod_scene;
+};
+
+// Every registered model, in the order of the table.
+const std::vector<Model>& models();
+// The model called `name`; throws Error(where, ...) listing the models otherwise.
+const Model& find_model(const std::string& name, const std::string& where = "model");
+// The table's names, comma-separated, for help texts and errors.
+std::string model_names();
+// The first model of the table: what a scene without "model" runs.
+std::string default_model();
+
+}  // namespace hairsim::engine

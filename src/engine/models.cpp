@@ -1,0 +1,34 @@
+// The model table: one entry per rod model (engine/model.hpp). A new model adds its folders and
+// one line here (docs/architecture.md, "Adding a model").
+#include "engine/model.hpp"
+#include "hairsim/error.hpp"
+#include "models/cosserat/cosserat_model.hpp"
+#include "models/der/der_model.hpp"
+
+namespace hairsim::engine {
+
+const std::vector<Model>& models() {
+  static const std::vector<Model> table = {
+      models::der_model(),
+      models::cosserat_model(),
+  };
+  return table;
+}
+
+std::string model_names() {
+  std::string names;
+  for (const Model& m : models()) names += (names.empty() ? "" : ", ") + m.name;
+  return names;
+}
+
+std::string default_model() {
+  return models().front().name;
+}
+
+const Model& find_model(const std::string& name, const std::string& where) {
+  for (const Model& m : models())
+    if (m.name == name) return m;
+  throw Error(where, "unknown model '" + name + "' (available: " + model_names() + ")");
+}
+
+}  // namespace hairsim::engine

@@ -1,0 +1,85 @@
+#pragma once
+// DER on the generic batched simulator (engine/batched_simulator.hpp): the step parameters of a
+// setup and how strands are loaded into the batch.
+#include "der/der_batch.hpp"
+#include "engine/head_pose.hpp"
+#include "engine/simulator.hpp"
+#include "models/der/der_host_batch.hpp"
+#include "models/der/der_model.hpp"
+
+namespace hairsim::models {
+
+// The kernels' integrator of the engine's.
+inline kernels::der::Integrator der_integrator(engine::Integrator i) {
+  return i == engine::Integrator::implicit ? kernels::der::Integrator::implicit
+                                           : kernels::der::Integrator::symplectic;
+}
+
+// The kernels' step parameters of a setup, all but the head poses (set_head_poses). Tolerances
+// relative to the shortest rest edge h: lengths to DerSettings::relative_length_tolerance h, the
+// twist gradient to relative_twist_tolerance EI/h, with per-precision defaults.
+template <class T>
+kernels::der::DerStepParameters<T> step_parameters(const engine::HairSetup& setup,
+                                                   engine::Precision precision) {
+  const DerSettings& settings = engine::settings_of<DerSettings>(setup);
+  const bool single = precision == engine::Precision::float32;
+  const double h = engine::shortest_rest_edge(setup.strands);
+  const double length = settings.relative_length_tolerance > 0 ? settings.relative_length_tolerance
+                        : single                               ? 3e-5
+                                                               : 1e-12;
+  const double twist = settings.relative_twist_tolerance > 0 ? settings.relative_twist_tolerance
+                       : single                              ? 1e-4
+                                                             : 1e-8;
+  kernels::der::DerStepParameters<T> p;
+  p.integrator = der_integrator(setup.integrator);
+  p.dt = T(setup.dt);
+  p.gravity = {T(setup.gravity.x()), T(setup.gravity.y()), T(setup.gravity.z())};
+  p.damping = T(setup.damping);
+  p.drag_normal = T(setup.drag_normal);
+  p.drag_tangent = T(setup.drag_tangent);
+  p.wind = kernels::convert<T>(setup.wind);
+  p.length_tolerance = T(length * h);
+  p.twist_tolerance = T(twist * setup.material.bending_stiffness() / h);
+  p.collider_count = int(setup.colliders.size());
+  for (int c = 0; c < p.collider_count; ++c)
+    p.colliders[c] = engine::convert_collider<T>(setup.colliders[c]);
+  return p;
+}
+
+// The head's pose at t and t + dt into p (p.dt): the step from t.
+template <class T>
+void set_head_poses(kernels::der::DerStepParameters<T>& p, const ClampMotion& head, double t) {
+  p.time = T(t);
+  p.head_previous = engine::head_pose<T>(head, t);
+  p.head = engine::head_pose<T>(head, t + double(p.dt));
+}
+
+template <class T>
+class DerEngine {
+ public:
+  using Batch = kernels::der::DerBatch<T>;
+  // Tiles of 32 on the host too: a thread's strands share cache lines (docs/architecture.md).
+  static constexpr int kHostTileWidth = 32;
+
+  DerEngine(const engine::HairSetup& setup, engine::Precision precision)
+      : parameters_(step_parameters<T>(setup, precision)), head_(setup.head) {}
+
+  typename Batch::Arrays layout(int strand_count, int vertex_count, int tile_width) const {
+    return engine::DerHostBatch<T>::layout(strand_count, vertex_count, tile_width,
+                                           parameters_.integrator);
+  }
+  void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const {
+    engine::load_strands(batch, setup.strands,
+                         [&](std::size_t s) -> const RodMaterial& { return setup.material_of(s); });
+  }
+  const typename Batch::Parameters& parameters(double t) {
+    set_head_poses(parameters_, head_, t);
+    return parameters_;
+  }
+
+ private:
+  typename Batch::Parameters parameters_;
+  ClampMotion head_;
+};
+
+}  // namespace hairsim::models

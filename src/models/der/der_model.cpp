@@ -1,0 +1,141 @@
+// Model "der" in the model table (engine/model.hpp).
+#include "models/der/der_model.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/batched_simulator.hpp"
+#include "models/der/der_engine.hpp"
+#include "models/der/der_rod_engine.hpp"
+#include "reference/der/der_implicit.hpp"
+#include "reference/der/der_scene.hpp"
+
+namespace hairsim::models {
+namespace {
+
+using engine::HairSetup;
+
+// One DynamicRod per strand, stepped one after the other by the reference integrators, with the
+// tolerances the double kernels use (the same convergence on both sides). Counts projection
+// iterations only.
+class DerReferenceSimulator final : public engine::Simulator {
+ public:
+  explicit DerReferenceSimulator(const HairSetup& setup)
+      : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        meshes_(setup.meshes),
+        implicit_(setup.integrator == engine::Integrator::implicit) {
+    const kernels::der::DerStepParameters<double> p =
+        step_parameters<double>(setup, engine::Precision::float64);
+    length_tolerance_ = p.length_tolerance;
+    for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
+      const auto points = setup.strands.strand(s);
+      const RodMaterial& m = setup.material_of(s);
+      der::DynamicRod rod = der::rod_at_rest({points.begin(), points.end()}, m.bending_stiffness(),
+                                             m.twist_stiffness(), m.linear_density());
+      der::clamp_end(rod, false, setup.head);
+      rod.collider_motion = setup.head;
+      rod.colliders = setup.colliders;
+      rod.gravity = setup.gravity;
+      rod.damping = setup.damping;
+      rod.drag_normal = setup.drag_normal;
+      rod.drag_tangent = setup.drag_tangent;
+      rod.wind = setup.wind;
+      rod.stretching_stiffness = m.stretching_stiffness();
+      rod.twist_tolerance = p.twist_tolerance;
+      rods_.push_back(std::move(rod));
+    }
+  }
+
+  void step() override {
+    for (der::DynamicRod& rod : rods_)
+      if (implicit_)
+        der::step_linearly_implicit(rod, dt());
+      else
+        projection_iterations_ += der::step_symplectic(rod, dt(), length_tolerance_).iterations;
+    ++steps_;
+  }
+  engine::StepCounters counts() override {
+    const long values[] = {projection_iterations_, 0, 0, 0};
+    return engine::batch_counters<kernels::der::DerBatch<double>>(values);
+  }
+  void positions(std::vector<Vec3>& out) override {
+    out.clear();
+    for (const der::DynamicRod& rod : rods_)
+      out.insert(out.end(), rod.state.x.begin(), rod.state.x.end());
+  }
+  void velocities(std::vector<Vec3>& out) override {
+    out.clear();
+    for (const der::DynamicRod& rod : rods_)
+      out.insert(out.end(), rod.velocity.begin(), rod.velocity.end());
+  }
+  std::string device() const override { return engine::cpu_description(1); }
+
+ private:
+  std::vector<der::DynamicRod> rods_;
+  std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes_;  // the colliders' grids
+  bool implicit_;
+  double length_tolerance_ = 0;
+  long projection_iterations_ = 0;
+};
+
+std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
+                                                  engine::Precision precision) {
+  if (backend == engine::Backend::reference) return std::make_unique<DerReferenceSimulator>(setup);
+  return engine::make_batched_simulator<DerEngine>(setup, backend, precision);
+}
+
+std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader solver) {
+  auto s = std::make_shared<DerSettings>();
+  s->relative_length_tolerance = solver.number(
+      "relative_length_tolerance", 0.0, ">= 0 (0: the precision's default)", scene::non_negative);
+  s->relative_twist_tolerance = solver.number(
+      "relative_twist_tolerance", 0.0, ">= 0 (0: the precision's default)", scene::non_negative);
+  solver.finish();
+  return s;
+}
+
+// Means per strand and step; NaN where the backend does not count it (printed "-"): the
+// projection in symplectic steps only, twist and contacts not on the reference.
+std::vector<engine::BenchColumn> bench_values(const HairSetup& setup, engine::Backend backend,
+                                              const engine::StepCounters& c, double strand_steps) {
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  const bool batched = backend != engine::Backend::reference;
+  const bool symplectic = setup.integrator == engine::Integrator::symplectic;
+  return {{"projection_iterations",
+           symplectic ? double(c["projection_iterations"]) / strand_steps : none},
+          {"twist_iterations", batched ? double(c["twist_iterations"]) / strand_steps : none},
+          {"contacts", batched ? double(c["contacts"]) / strand_steps : none}};
+}
+
+// A single-rod scene on the reference or the batched engine (its "backend").
+class DerRodScene final : public engine::RodScene {
+ public:
+  explicit DerRodScene(const nlohmann::json& doc) : scene_(der::parse_der_scene(doc)) {}
+  scene::SceneRun run() override {
+    return scene_.backend == "reference" ? der::run_der_scene(scene_)
+                                         : run_der_scene_batched(scene_);
+  }
+  StrandSet final_strands() const override { return der::rod_strands(scene_.rod); }
+
+ private:
+  der::DerScene scene_;
+};
+
+}  // namespace
+
+engine::Model der_model() {
+  engine::Model m;
+  m.name = "der";
+  m.description = "Discrete Elastic Rods (Bergou et al. 2008)";
+  m.integrators = {engine::Integrator::implicit, engine::Integrator::symplectic};
+  m.parse_settings = parse_settings;
+  m.make_simulator = make_simulator;
+  m.bench_columns = {"proj", "twist", "contact"};
+  m.bench_values = bench_values;
+  m.parse_rod_scene = [](const nlohmann::json& doc) -> std::unique_ptr<engine::RodScene> {
+    return std::make_unique<DerRodScene>(doc);
+  };
+  return m;
+}
+
+}  // namespace hairsim::models
