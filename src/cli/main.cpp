@@ -241,7 +241,7 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
   }
 }
 
-// A single-rod scene of the model its "model" names (default der), from the model table.
+// A single-rod scene of the model its "model" names (default: the table's first).
 int run_rod(const RunArgs& a, const nlohmann::json& doc) {
   std::unique_ptr<engine::RodScene> rod = naming_the_scene(a, [&] {
     const std::string name = scene::JsonReader(doc, "").string("model", engine::default_model());

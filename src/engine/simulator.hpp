@@ -125,7 +125,7 @@ void check_solves(const StepCounters& counts, long step);
 
 std::string cpu_description(int threads);
 
-// The shortest edge of any strand (m), and DER's symplectic stability limit there,
+// The shortest edge of any strand (m), and the symplectic stability limit of a rod there,
 // 0.1 h² √(ρS/EI) (docs/models/der.md): the default symplectic step.
 double shortest_rest_edge(const StrandSet& strands);
 double explicit_step_limit(const StrandSet& strands, const RodMaterial& material);
