@@ -34,6 +34,7 @@ struct EveryModelResult {
   bool finite = true;
   double max_root_error = 0;  // m: root vertex from head_pose(t) applied to its start
   double max_deviation_over_length = 0;
+  double max_velocity_deviation = 0;  // |Δv| Δt / L: the distance it makes in one step
   long failures = 0, contacts = 0;
   std::vector<std::string> counter_names, reference_counter_names;
 };
@@ -45,7 +46,7 @@ inline EveryModelResult run_every_model_case(const engine::Model& model,
   auto reference = engine::Simulator::create(
       setup, {model.name, engine::Backend::reference, engine::Precision::float64});
   auto tested = engine::Simulator::create(setup, {model.name, backend, precision});
-  std::vector<Vec3> start, expected, actual, velocity;
+  std::vector<Vec3> start, expected, actual, velocity, expected_velocity;
   reference->positions(start);
   for (int k = 0; k < kEveryModelSteps; ++k) {
     reference->step();
@@ -54,6 +55,7 @@ inline EveryModelResult run_every_model_case(const engine::Model& model,
   reference->positions(expected);
   tested->positions(actual);
   tested->velocities(velocity);
+  reference->velocities(expected_velocity);
   EveryModelResult r;
   const int v = tested->vertices();
   engine::HairSetup centred = setup;
@@ -67,6 +69,9 @@ inline EveryModelResult run_every_model_case(const engine::Model& model,
       r.finite = r.finite && actual[a].allFinite() && velocity[a].allFinite();
       r.max_deviation_over_length =
           std::max(r.max_deviation_over_length, (actual[a] - expected[a]).norm() / length);
+      r.max_velocity_deviation =
+          std::max(r.max_velocity_deviation,
+                   (velocity[a] - expected_velocity[a]).norm() * setup.dt / length);
     }
     const kernels::Vector3<double> root =
         pose.apply({start[s * v].x(), start[s * v].y(), start[s * v].z()});
@@ -80,7 +85,8 @@ inline EveryModelResult run_every_model_case(const engine::Model& model,
   r.reference_counter_names = reference_counts.names;
   std::cout << model.name << " on " << engine::to_string(backend) << " ("
             << engine::to_string(precision) << "): " << r.max_deviation_over_length
-            << " L from the reference, root error " << r.max_root_error << " m; counters";
+            << " L from the reference (velocities " << r.max_velocity_deviation
+            << " L per step), root error " << r.max_root_error << " m; counters";
   for (std::size_t k = 0; k < counts.names.size(); ++k)
     std::cout << " " << counts.names[k] << " " << counts.values[k] << " (reference "
               << reference_counts.values[k] << ")";

@@ -62,6 +62,9 @@ inline engine::HairSetup with_mesh_head(engine::HairSetup setup) {
 
 struct SimulatorParityResult {
   double max_deviation_over_length = 0;
+  // The velocities' largest difference as the distance it makes in one step, |Δv| Δt / L: the
+  // same measure as the positions'.
+  double max_velocity_deviation = 0;
   double max_root_motion = 0;                             // m: how far the head carried the roots
   long contacts = 0;                                      // on the backend under test
   long pcg_iterations = 0, reference_pcg_iterations = 0;  // model cosserat
@@ -74,7 +77,7 @@ inline SimulatorParityResult compare_with_reference(const engine::HairSetup& set
   auto reference = engine::Simulator::create(
       setup, {model, engine::Backend::reference, engine::Precision::float64});
   auto tested = engine::Simulator::create(setup, {model, backend, precision});
-  std::vector<Vec3> start, expected, actual;
+  std::vector<Vec3> start, expected, actual, expected_v, actual_v;
   reference->positions(start);
   for (int k = 0; k < steps; ++k) {
     reference->step();
@@ -82,14 +85,20 @@ inline SimulatorParityResult compare_with_reference(const engine::HairSetup& set
   }
   reference->positions(expected);
   tested->positions(actual);
+  reference->velocities(expected_v);
+  tested->velocities(actual_v);
   SimulatorParityResult r;
   const int v = reference->vertices();
   for (int s = 0; s < reference->strands(); ++s) {
     double length = 0;
     for (int i = 1; i < v; ++i) length += (start[s * v + i] - start[s * v + i - 1]).norm();
-    for (int i = 0; i < v; ++i)
+    for (int i = 0; i < v; ++i) {
       r.max_deviation_over_length = std::max(
           r.max_deviation_over_length, (actual[s * v + i] - expected[s * v + i]).norm() / length);
+      r.max_velocity_deviation =
+          std::max(r.max_velocity_deviation,
+                   (actual_v[s * v + i] - expected_v[s * v + i]).norm() * setup.dt / length);
+    }
     r.max_root_motion = std::max(r.max_root_motion, (expected[s * v] - start[s * v]).norm());
   }
   const engine::StepCounters tested_counts = tested->counts(),

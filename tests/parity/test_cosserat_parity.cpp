@@ -63,15 +63,23 @@ ParityResult run_parity(cosserat::SolverSettings settings,
   return result;
 }
 
+// Iteration counts within 3 % of the reference's.
+void expect_counts_close(const ParityResult& r) {
+  EXPECT_NEAR(double(r.kernel_pcg), double(r.reference_pcg), 0.03 * double(r.reference_pcg));
+  EXPECT_NEAR(double(r.kernel_newton), double(r.reference_newton),
+              0.03 * double(r.reference_newton));
+}
+
 TEST(CosseratParity, KernelsFollowTheReferenceInDouble) {
-  // Issue 7: centerline deviation <= 1e-8 L after 200 steps, the same PCG and Newton iterations.
+  // Centerline deviation <= 1e-9 L after 200 steps (issue 17's parity bound; measured
+  // 4.4e-10 L); PCG and Newton iterations within a few percent (measured: identical), printed,
+  // never asserted equal: a faster variant may sum in another order.
   const ParityResult r = run_parity<double>(hair_settings());
   std::cout << "double: " << r.worst_over_length << " L; PCG iterations " << r.kernel_pcg
             << " (reference " << r.reference_pcg << "), Newton " << r.kernel_newton << " ("
             << r.reference_newton << ")\n";
-  EXPECT_LE(r.worst_over_length, 1e-8);
-  EXPECT_EQ(r.kernel_pcg, r.reference_pcg);
-  EXPECT_EQ(r.kernel_newton, r.reference_newton);
+  EXPECT_LE(r.worst_over_length, 1e-9);
+  expect_counts_close(r);
   EXPECT_EQ(r.failures, 0);
   EXPECT_GT(r.reference_newton, kSteps * kStrands / 2);  // the strands did move
 }
@@ -103,13 +111,13 @@ TEST(CosseratParity, BlockDiagonalPreconditionerToo) {
 
 TEST(CosseratParity, SineBendingStrainToo) {
   // The paper's printed eq. (29) (the sine measure) through the same kernels: double to 1e-8 L
-  // with the same PCG and Newton iterations.
+  // (measured 2.8e-9 L: the sine's saturation makes these systems worse conditioned), PCG and
+  // Newton iterations within a few percent.
   const ParityResult r = run_parity<double>(hair_settings(), cosserat::BendingStrain::sine);
   std::cout << "sine measure: " << r.worst_over_length << " L; PCG iterations " << r.kernel_pcg
             << " (reference " << r.reference_pcg << ")\n";
   EXPECT_LE(r.worst_over_length, 1e-8);
-  EXPECT_EQ(r.kernel_pcg, r.reference_pcg);
-  EXPECT_EQ(r.kernel_newton, r.reference_newton);
+  expect_counts_close(r);
 }
 
 // The simulator API's parity case (tests/simulator_parity_case.hpp: 16 generated straight, wavy

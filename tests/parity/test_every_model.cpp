@@ -23,6 +23,7 @@ TEST_P(EveryModel, CpuFollowsItsReferenceOnAShakingHead) {
           model, test::every_model_setup(model, collider), engine::Backend::cpu, precision);
       EXPECT_TRUE(r.finite);
       EXPECT_LE(r.max_deviation_over_length, single || collider ? 2e-3 : 1e-9);
+      EXPECT_LE(r.max_velocity_deviation, single || collider ? 2e-3 : 1e-9);
       EXPECT_LE(r.max_root_error, single ? 1e-6 : 1e-12);
       EXPECT_EQ(r.failures, 0);
       if (collider) {

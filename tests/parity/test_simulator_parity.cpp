@@ -22,10 +22,12 @@ test::SimulatorParityResult run(Integrator integrator, Precision precision) {
       test::simulator_parity_setup(integrator), Backend::cpu, precision, kSteps);
   std::cout << (integrator == Integrator::implicit ? "implicit " : "symplectic ")
             << engine::to_string(precision) << ": max deviation " << r.max_deviation_over_length
-            << " L, roots moved " << r.max_root_motion << " m, " << r.contacts
-            << " vertex contacts\n";
+            << " L (velocities " << r.max_velocity_deviation << " L per step), roots moved "
+            << r.max_root_motion << " m, " << r.contacts << " vertex contacts\n";
   EXPECT_GT(r.max_root_motion, 0.01);  // the head motion is exercised
   EXPECT_GT(r.contacts, 0);            // and the collider
+  // Velocities as positions: the distance their difference makes in a step, within the bound.
+  EXPECT_LE(r.max_velocity_deviation, precision == Precision::float64 ? 1e-9 : 2e-3);
   return r;
 }
 
