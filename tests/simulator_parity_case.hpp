@@ -31,9 +31,9 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   setup.head.frequency = 3;
   setup.head.velocity = Vec3(0.3, 0, 0);
   setup.head.center = Vec3::Zero();
-  kernels::Collider<double> head;
-  head.shape = kernels::ColliderShape::sphere;
-  head.radii = {0.074, 0, 0};  // inside the scalp ellipsoid (semi-axes 0.075, 0.095, 0.095)
+  Collider head;
+  head.shape = Collider::Shape::sphere;
+  head.radius = 0.074;  // inside the scalp ellipsoid (semi-axes 0.075, 0.095, 0.095)
   head.friction = 0.3;
   setup.colliders = {head};
   setup.damping = 0.5;
@@ -41,7 +41,7 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   setup.drag_tangent = 5e-5;
   // A mean wind with gusts (4 modes, 0.3 m/s RMS, 2 Hz, 0.2 m): it varies along the strands and
   // over the run.
-  setup.wind = kernels::make_gusts({0.5, 0, 0.2}, 0.3, 2, 0.2, 4, 11);
+  setup.wind = {Vec3(0.5, 0, 0.2), 0.3, 2, 0.2, 4, 11};
   setup.integrator = integrator;
   // The symplectic stability limit (docs/models/der.md); the implicit step runs at 10 times it.
   setup.dt = engine::explicit_step_limit(setup.strands, setup.material);
@@ -52,11 +52,9 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
 // The same setup with its head sphere replaced by a triangulated sphere (a mesh collider, read
 // through its signed-distance grid).
 inline engine::HairSetup with_mesh_head(engine::HairSetup setup) {
-  auto grid = std::make_shared<SignedDistanceGrid>(
-      make_sdf_grid(ellipsoid_mesh(Vec3::Constant(setup.colliders[0].radii.x), 32), 48, "head"));
-  setup.colliders[0].shape = kernels::ColliderShape::mesh;
-  setup.colliders[0].sdf = grid->view();
-  setup.meshes = {grid};
+  setup.colliders[0].mesh = std::make_shared<SignedDistanceGrid>(
+      make_sdf_grid(ellipsoid_mesh(Vec3::Constant(setup.colliders[0].radius), 32), 48, "head"));
+  setup.colliders[0].shape = Collider::Shape::mesh;
   return setup;
 }
 

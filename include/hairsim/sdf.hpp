@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "common/sdf_grid.hpp"
 #include "hairsim/mesh.hpp"
 
 namespace hairsim {
@@ -15,8 +14,6 @@ struct SignedDistanceGrid {
   Vec3 origin = Vec3::Zero();  // m
   double spacing = 0;          // m
   double band = 0;             // m: exact within it; beyond, ±band (inside by flood fill)
-
-  kernels::SdfGrid<double> view() const;
 };
 
 // The mesh's bounding box split into `resolution` cells along its longest side, plus a margin of

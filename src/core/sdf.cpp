@@ -36,16 +36,6 @@ Vec3 closest_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3
 
 }  // namespace
 
-kernels::SdfGrid<double> SignedDistanceGrid::view() const {
-  kernels::SdfGrid<double> g;
-  g.values = values.data();
-  g.nx = nx, g.ny = ny, g.nz = nz;
-  g.origin = {origin.x(), origin.y(), origin.z()};
-  g.spacing = spacing;
-  g.outside = band;
-  return g;
-}
-
 SignedDistanceGrid make_sdf_grid(const TriangleMesh& mesh, int resolution,
                                  const std::string& where) {
   if (mesh.triangles.empty()) throw Error(where, "the mesh has no triangles");

@@ -40,6 +40,7 @@ class HostSimulator final : public Simulator {
 
   HostSimulator(const HairSetup& setup, Precision precision)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        grids_(mesh_grids(setup)),
         engine_(setup, precision),
         batch_(engine_.layout(strands(), vertices(), Engine::kHostTileWidth)) {
     engine_.load(batch_, setup);
@@ -60,6 +61,7 @@ class HostSimulator final : public Simulator {
   std::string device() const override { return cpu_description(omp_get_max_threads()); }
 
  private:
+  std::vector<std::shared_ptr<const SignedDistanceGrid>> grids_;  // mesh colliders' samples
   Engine engine_;
   HostBatch<Batch> batch_;
   long totals_[Batch::kCounters] = {};

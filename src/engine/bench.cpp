@@ -32,10 +32,9 @@ HairSetup bench_setup(const BenchCase& c) {
     // The generator's scalp ellipsoid grown by 5 mm: the hair, generated 3-12 mm off the scalp,
     // partly starts inside and then lies on it under gravity, so contacts are resolved every
     // step, not only tested (an ellipsoid costs a little more per test than a sphere).
-    kernels::Collider<double> head;
-    head.shape = kernels::ColliderShape::ellipsoid;
-    const Vec3 radii = style.head_radii + Vec3::Constant(0.005);
-    head.radii = {radii.x(), radii.y(), radii.z()};
+    Collider head;
+    head.shape = Collider::Shape::ellipsoid;
+    head.radii = style.head_radii + Vec3::Constant(0.005);
     head.friction = 0.3;
     setup.colliders = {head};
   }

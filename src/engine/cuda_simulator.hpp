@@ -40,7 +40,7 @@ class CudaSimulator final : public Simulator {
     counts_.zero_async(stream_.get());
     // Mesh colliders: their distance samples go to the device once; each step's parameters
     // are pointed at them there.
-    for (const kernels::Collider<double>& c : setup.colliders) {
+    for (const kernels::Collider<double>& c : kernel_colliders(setup)) {
       const float* samples = c.sdf.values;
       if (!samples || grids_.count(samples)) continue;
       cuda::DeviceBuffer<float>& grid = grids_[samples];

@@ -42,7 +42,7 @@ struct FrameStats {
 class FrameMeter {
  public:
   FrameMeter(const HairScene& sc, const std::vector<Vec3>& start, int vertices)
-      : sc_(sc), start_(start), v_(vertices) {
+      : sc_(sc), start_(start), v_(vertices), colliders_(kernel_colliders(sc.setup)) {
     mass_.assign(start.size(), 0.0);
     rest_.assign(start.size(), 0.0);
 
@@ -68,7 +68,7 @@ class FrameMeter {
                                     (x[a] - from_kernel(pose.apply(to_kernel(start_[a])))).norm());
       } else {
         const kernels::Vector3<double> local = pose.apply_inverse(to_kernel(x[a]));
-        for (const kernels::Collider<double>& c : sc_.setup.colliders) {
+        for (const kernels::Collider<double>& c : colliders_) {
           const kernels::Contact<double> k = kernels::contact(c, local);
           if (k.inside)
             f.max_penetration = std::max(f.max_penetration, kernels::norm(local - k.surface));
@@ -84,7 +84,8 @@ class FrameMeter {
   const HairScene& sc_;
   std::vector<Vec3> start_;
   int v_;
-  std::vector<double> mass_, rest_;  // per vertex; rest_: edge starting there
+  std::vector<double> mass_, rest_;                   // per vertex; rest_: edge starting there
+  std::vector<kernels::Collider<double>> colliders_;  // the setup's (its grids live in it)
 };
 
 // Names the first non-finite value (strand and vertex) or returns nothing.

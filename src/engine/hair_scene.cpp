@@ -132,8 +132,7 @@ void parse_air(JsonReader air, HairSetup& s) {
   const int seed = g.integer("seed", 1, 0, 1 << 30);
   g.finish();
   air.finish();
-  s.wind = kernels::make_gusts({mean.x(), mean.y(), mean.z()}, strength, frequency, size, modes,
-                               std::uint64_t(seed));
+  s.wind = {mean, strength, frequency, size, modes, std::uint64_t(seed)};
 }
 
 // Built-in head motions about the head's centre (y up, x to the side): shake (a "no", about
@@ -189,37 +188,32 @@ ClampMotion parse_head_motion(JsonReader m) {
 }
 
 // A collider; a mesh collider's mesh also goes into `meshes` (previews draw it).
-kernels::Collider<double> parse_collider(JsonReader c, double default_friction,
-                                         const std::filesystem::path& dir, HairScene& sc,
-                                         std::vector<TriangleMesh>& meshes) {
-  kernels::Collider<double> out;
-  auto v = [](const Vec3& p) { return kernels::Vector3<double>{p.x(), p.y(), p.z()}; };
+Collider parse_collider(JsonReader c, double default_friction, const std::filesystem::path& dir,
+                        std::vector<TriangleMesh>& meshes) {
+  Collider out;
   const std::string shape = c.string("shape", std::nullopt);
   if (shape == "sphere") {
-    out.shape = kernels::ColliderShape::sphere;
-    out.a = v(c.vec3("center", Vec3::Zero()));
-    out.radii = {c.number("radius", std::nullopt, "> 0", scene::positive), 0, 0};
+    out.shape = Collider::Shape::sphere;
+    out.center = c.vec3("center", Vec3::Zero());
+    out.radius = c.number("radius", std::nullopt, "> 0", scene::positive);
   } else if (shape == "ellipsoid") {
-    out.shape = kernels::ColliderShape::ellipsoid;
-    out.a = v(c.vec3("center", Vec3::Zero()));
-    const Vec3 radii = c.vec3("radii", std::nullopt);
-    if (!(radii.minCoeff() > 0)) c.fail("radii", "must be > 0");
-    out.radii = v(radii);
+    out.shape = Collider::Shape::ellipsoid;
+    out.center = c.vec3("center", Vec3::Zero());
+    out.radii = c.vec3("radii", std::nullopt);
+    if (!(out.radii.minCoeff() > 0)) c.fail("radii", "must be > 0");
   } else if (shape == "capsule") {
-    out.shape = kernels::ColliderShape::capsule;
-    out.a = v(c.vec3("from", std::nullopt));
-    out.b = v(c.vec3("to", std::nullopt));
-    out.radii = {c.number("radius", std::nullopt, "> 0", scene::positive), 0, 0};
+    out.shape = Collider::Shape::capsule;
+    out.from = c.vec3("from", std::nullopt);
+    out.to = c.vec3("to", std::nullopt);
+    out.radius = c.number("radius", std::nullopt, "> 0", scene::positive);
   } else if (shape == "mesh") {  // a signed-distance grid, built here once
-    out.shape = kernels::ColliderShape::mesh;
+    out.shape = Collider::Shape::mesh;
     const std::filesystem::path file = resolve(dir, c.string("file", std::nullopt));
     const LengthUnit units = parse_length_unit(c.string("units", "m"), c.path_of("units"));
     const int resolution = c.integer("resolution", 64, 8, 512);
     meshes.push_back(read_mesh(file, {units}));
-    auto grid = std::make_shared<SignedDistanceGrid>(
+    out.mesh = std::make_shared<SignedDistanceGrid>(
         make_sdf_grid(meshes.back(), resolution, file.string()));
-    out.sdf = grid->view();
-    sc.setup.meshes.push_back(grid);
   } else {
     c.fail("shape", "must be 'sphere', 'ellipsoid', 'capsule' or 'mesh' (got '" + shape + "')");
   }
@@ -231,7 +225,7 @@ kernels::Collider<double> parse_collider(JsonReader c, double default_friction,
 // What previews draw for the head: the mesh file when given, else the sphere and ellipsoid
 // colliders as meshes.
 TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
-                          const std::vector<kernels::Collider<double>>& colliders,
+                          const std::vector<Collider>& colliders,
                           const std::vector<TriangleMesh>& collider_meshes) {
   if (head.has("mesh")) {
     JsonReader m = head.object("mesh");
@@ -248,13 +242,10 @@ TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
       mesh.triangles.push_back({t[0] + base, t[1] + base, t[2] + base});
   };
   for (const TriangleMesh& m : collider_meshes) append(m, Vec3::Zero());
-  for (const kernels::Collider<double>& c : colliders) {
-    if (c.shape == kernels::ColliderShape::capsule || c.shape == kernels::ColliderShape::mesh)
-      continue;
-    const Vec3 radii = c.shape == kernels::ColliderShape::sphere
-                           ? Vec3::Constant(c.radii.x)
-                           : Vec3(c.radii.x, c.radii.y, c.radii.z);
-    append(ellipsoid_mesh(radii, 32), Vec3(c.a.x, c.a.y, c.a.z));
+  for (const Collider& c : colliders) {
+    if (c.shape != Collider::Shape::sphere && c.shape != Collider::Shape::ellipsoid) continue;
+    const Vec3 radii = c.shape == Collider::Shape::sphere ? Vec3::Constant(c.radius) : c.radii;
+    append(ellipsoid_mesh(radii, 32), c.center);
   }
   return mesh;
 }
@@ -265,11 +256,10 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
   const double friction = head.number("friction", 0.3, ">= 0", scene::non_negative);
   std::vector<TriangleMesh> collider_meshes;
   for (JsonReader c : head.objects("colliders"))
-    sc.setup.colliders.push_back(parse_collider(c, friction, dir, sc, collider_meshes));
-  if (sc.setup.colliders.size() > std::size_t(kernels::kMaxColliders))
-    head.fail("colliders", "at most " + std::to_string(kernels::kMaxColliders) +
-                               " colliders (got " + std::to_string(sc.setup.colliders.size()) +
-                               ")");
+    sc.setup.colliders.push_back(parse_collider(c, friction, dir, collider_meshes));
+  if (sc.setup.colliders.size() > std::size_t(kMaxColliders))
+    head.fail("colliders", "at most " + std::to_string(kMaxColliders) + " colliders (got " +
+                               std::to_string(sc.setup.colliders.size()) + ")");
   sc.preview_head = preview_mesh(head, dir, sc.setup.colliders, collider_meshes);
   head.finish();
 }

@@ -6,11 +6,12 @@
 
 #include "engine/model.hpp"
 #include "hairsim/error.hpp"
+#include "scene/json_reader.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
 #include "cuda/cuda_api.hpp"
 #endif
 
-namespace hairsim::engine {
+namespace hairsim {
 
 std::string to_string(Integrator i) {
   return i == Integrator::implicit ? "implicit" : "symplectic";
@@ -24,10 +25,6 @@ long StepCounters::operator[](std::string_view name) const {
 
 bool StepCounters::has(std::string_view name) const {
   return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-void throw_settings_mismatch() {
-  throw Error("solver", "the setup's model settings are another model's");
 }
 
 Backend parse_backend(const std::string& name) {
@@ -56,6 +53,60 @@ std::string to_string(Precision p) {
   return p == Precision::float32 ? "float" : "double";
 }
 
+std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
+                                             const SimulatorOptions& options) {
+  const engine::Model& model =
+      engine::find_model(options.model.empty() ? engine::default_model() : options.model);
+  const StrandSet& strands = setup.strands;
+  if (strands.strand_count() == 0) throw Error("strands", "no strands to simulate");
+  const std::size_t vertices = strands.strand_size(0);
+  for (std::size_t s = 0; s < strands.strand_count(); ++s)
+    if (strands.strand_size(s) != vertices || vertices < 3)
+      throw Error("strands", "every strand needs the same vertex count, >= 3 (strand " +
+                                 std::to_string(s) + " has " +
+                                 std::to_string(strands.strand_size(s)) + "; resample first)");
+  if (setup.colliders.size() > std::size_t(kMaxColliders))
+    throw Error("colliders", "at most " + std::to_string(kMaxColliders) +
+                                 " analytic colliders (got " +
+                                 std::to_string(setup.colliders.size()) + ")");
+  for (std::size_t c = 0; c < setup.colliders.size(); ++c)
+    if (setup.colliders[c].shape == Collider::Shape::mesh && !setup.colliders[c].mesh)
+      throw Error("colliders[" + std::to_string(c) + "]", "a mesh collider needs its grid");
+  if (!(setup.dt > 0)) throw Error("dt", "must be positive");
+  if (!setup.strand_materials.empty() && setup.strand_materials.size() != strands.strand_count())
+    throw Error("strand_materials", "needs one material per strand");
+  if (std::find(model.integrators.begin(), model.integrators.end(), setup.integrator) ==
+      model.integrators.end())
+    throw Error("integrator",
+                "model '" + model.name + "' has no " + to_string(setup.integrator) + " step");
+  if (options.backend == Backend::reference && options.precision != Precision::float64)
+    throw Error("precision", "the reference backend runs in double only");
+  HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default
+  if (!head_centred.head.center) head_centred.head.center = Vec3::Zero();
+  return model.make_simulator(head_centred, options.backend, options.precision);
+}
+
+std::vector<ModelInfo> registered_models() {
+  std::vector<ModelInfo> out;
+  for (const engine::Model& m : engine::models())
+    out.push_back({m.name, m.description, m.integrators});
+  return out;
+}
+
+std::shared_ptr<const ModelSettings> model_settings(const std::string& model,
+                                                    const nlohmann::json& solver) {
+  if (!solver.is_object()) throw Error("solver", "must be an object");
+  return engine::find_model(model).parse_settings(scene::JsonReader(solver, "solver"));
+}
+
+}  // namespace hairsim
+
+namespace hairsim::engine {
+
+void throw_settings_mismatch() {
+  throw Error("solver", "the setup's model settings are another model's");
+}
+
 std::string cpu_description(int threads) {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model = "CPU";
@@ -82,7 +133,9 @@ double explicit_step_limit(const StrandSet& strands, const RodMaterial& m) {
 }
 
 std::size_t push_out_of_colliders(StrandSet& strands,
-                                  const std::vector<kernels::Collider<double>>& colliders) {
+                                  const std::vector<Collider>& public_colliders) {
+  std::vector<kernels::Collider<double>> colliders;
+  for (const Collider& c : public_colliders) colliders.push_back(kernel_collider(c));
   std::size_t moved = 0;
   for (std::size_t s = 0; s < strands.strand_count(); ++s)
     for (std::size_t i = strands.offsets[s] + 2; i < strands.offsets[s + 1]; ++i)
@@ -99,6 +152,74 @@ std::size_t push_out_of_colliders(StrandSet& strands,
         moved += moved_this;
       }
   return moved;
+}
+
+kernels::SdfGrid<double> sdf_view(const SignedDistanceGrid& grid) {
+  kernels::SdfGrid<double> g;
+  g.values = grid.values.data();
+  g.nx = grid.nx, g.ny = grid.ny, g.nz = grid.nz;
+  g.origin = {grid.origin.x(), grid.origin.y(), grid.origin.z()};
+  g.spacing = grid.spacing;
+  g.outside = grid.band;
+  return g;
+}
+
+kernels::Collider<double> kernel_collider(const Collider& c) {
+  auto v = [](const Vec3& p) { return kernels::Vector3<double>{p.x(), p.y(), p.z()}; };
+  kernels::Collider<double> k;
+  k.friction = c.friction;
+  switch (c.shape) {
+    case Collider::Shape::sphere:
+      k.shape = kernels::ColliderShape::sphere;
+      k.a = v(c.center);
+      k.radii = {c.radius, 0, 0};
+      break;
+    case Collider::Shape::ellipsoid:
+      k.shape = kernels::ColliderShape::ellipsoid;
+      k.a = v(c.center);
+      k.radii = v(c.radii);
+      break;
+    case Collider::Shape::capsule:
+      k.shape = kernels::ColliderShape::capsule;
+      k.a = v(c.from);
+      k.b = v(c.to);
+      k.radii = {c.radius, 0, 0};
+      break;
+    case Collider::Shape::plane:
+      k.shape = kernels::ColliderShape::plane;
+      k.a = v(c.center);
+      k.b = v(c.direction);
+      break;
+    case Collider::Shape::cylinder:
+      k.shape = kernels::ColliderShape::cylinder;
+      k.a = v(c.center);
+      k.b = v(c.direction);
+      k.radii = {c.radius, 0, 0};
+      break;
+    case Collider::Shape::mesh:
+      k.shape = kernels::ColliderShape::mesh;
+      if (c.mesh) k.sdf = sdf_view(*c.mesh);
+      break;
+  }
+  return k;
+}
+
+std::vector<kernels::Collider<double>> kernel_colliders(const HairSetup& setup) {
+  std::vector<kernels::Collider<double>> out;
+  for (const Collider& c : setup.colliders) out.push_back(kernel_collider(c));
+  return out;
+}
+
+std::vector<std::shared_ptr<const SignedDistanceGrid>> mesh_grids(const HairSetup& setup) {
+  std::vector<std::shared_ptr<const SignedDistanceGrid>> out;
+  for (const Collider& c : setup.colliders)
+    if (c.mesh) out.push_back(c.mesh);
+  return out;
+}
+
+kernels::WindField<double> kernel_wind(const Wind& w) {
+  return kernels::make_gusts({w.mean.x(), w.mean.y(), w.mean.z()}, w.gust_strength,
+                             w.gust_frequency, w.gust_size, w.gust_modes, w.gust_seed);
 }
 
 template <class T>
@@ -126,35 +247,6 @@ void check_solves(const StepCounters& counts, long step) {
     throw RunFailure("step " + std::to_string(step),
                      "the implicit solve failed on " + std::to_string(failures) +
                          " strand step(s) (singular block: a non-finite state?)");
-}
-
-std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
-                                             const SimulatorOptions& options) {
-  const Model& model = find_model(options.model.empty() ? default_model() : options.model);
-  const StrandSet& strands = setup.strands;
-  if (strands.strand_count() == 0) throw Error("strands", "no strands to simulate");
-  const std::size_t vertices = strands.strand_size(0);
-  for (std::size_t s = 0; s < strands.strand_count(); ++s)
-    if (strands.strand_size(s) != vertices || vertices < 3)
-      throw Error("strands", "every strand needs the same vertex count, >= 3 (strand " +
-                                 std::to_string(s) + " has " +
-                                 std::to_string(strands.strand_size(s)) + "; resample first)");
-  if (setup.colliders.size() > std::size_t(kernels::kMaxColliders))
-    throw Error("colliders", "at most " + std::to_string(kernels::kMaxColliders) +
-                                 " analytic colliders (got " +
-                                 std::to_string(setup.colliders.size()) + ")");
-  if (!(setup.dt > 0)) throw Error("dt", "must be positive");
-  if (!setup.strand_materials.empty() && setup.strand_materials.size() != strands.strand_count())
-    throw Error("strand_materials", "needs one material per strand");
-  if (std::find(model.integrators.begin(), model.integrators.end(), setup.integrator) ==
-      model.integrators.end())
-    throw Error("integrator",
-                "model '" + model.name + "' has no " + to_string(setup.integrator) + " step");
-  if (options.backend == Backend::reference && options.precision != Precision::float64)
-    throw Error("precision", "the reference backend runs in double only");
-  HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default
-  if (!head_centred.head.center) head_centred.head.center = Vec3::Zero();
-  return model.make_simulator(head_centred, options.backend, options.precision);
 }
 
 }  // namespace hairsim::engine

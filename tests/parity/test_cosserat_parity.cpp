@@ -183,7 +183,7 @@ TEST(CosseratParity, HeadColliderHoldsTheHairOnBothBackends) {
   free_setup.colliders.clear();
   auto free_fall = engine::Simulator::create(
       free_setup, {"cosserat", engine::Backend::cpu, engine::Precision::float64});
-  const double radius = setup.colliders[0].radii.x;
+  const double radius = setup.colliders[0].radius;
   std::vector<Vec3> start, a, b[2], c, velocity;
   reference->positions(start);
   double deepest_reference = 0, deepest_cpu[2] = {0, 0}, apart[2] = {0, 0}, collider_effect = 0;
@@ -252,10 +252,10 @@ engine::HairSetup strands_on_a_slope(double mu) {
     for (int i = 0; i < 24; ++i) strand.emplace_back(0.02 * s, 0, 0.01 * i);
     setup.strands.add_strand(strand);
   }
-  kernels::Collider<double> plane;
-  plane.shape = kernels::ColliderShape::plane;
-  plane.a = {0, 0, 0};
-  plane.b = {0, 1, 0};
+  Collider plane;
+  plane.shape = Collider::Shape::plane;
+  plane.center = Vec3::Zero();
+  plane.direction = Vec3::UnitY();
   plane.friction = mu;
   setup.colliders = {plane};
   const double theta = std::numbers::pi / 6;
@@ -346,10 +346,9 @@ TEST(CosseratParity, FrictionKeepsPushOutWellConditioned) {
     setup.damping = 1;
     setup.integrator = engine::Integrator::implicit;
     setup.dt = 1e-3;
-    kernels::Collider<double> head;
-    head.shape = kernels::ColliderShape::ellipsoid;
-    const Vec3 radii = style.head_radii + Vec3::Constant(0.005);
-    head.radii = {radii.x(), radii.y(), radii.z()};
+    Collider head;
+    head.shape = Collider::Shape::ellipsoid;
+    head.radii = style.head_radii + Vec3::Constant(0.005);
     head.friction = mu;
     setup.colliders = {head};
     auto sim = engine::Simulator::create(

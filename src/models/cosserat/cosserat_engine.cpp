@@ -11,6 +11,8 @@ using engine::HairSetup;
 
 std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
   std::vector<cosserat::CosseratRod> rods;
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+  const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
   for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
     const auto points = setup.strands.strand(s);
     const RodMaterial& m = setup.material_of(s);
@@ -26,10 +28,10 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
     rod.damping = setup.damping;
     rod.drag_normal = setup.drag_normal;
     rod.drag_tangent = setup.drag_tangent;
-    rod.wind = setup.wind;
+    rod.wind = wind;
     // The reference keeps its active set (App. B) against the head's colliders, carried by the
     // head; the batched kernels take them by a penalty (Loads). Contact at the centreline (as DER).
-    rod.obstacles = setup.colliders;
+    rod.obstacles = colliders;
     rod.obstacle_motion = setup.head;
     rod.stick_speed = engine::settings_of<CosseratSettings>(setup).stick_speed;
     rods.push_back(std::move(rod));
@@ -94,17 +96,18 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.damping = T(setup.damping);
   loads.drag_normal = T(setup.drag_normal);
   loads.drag_tangent = T(setup.drag_tangent);
-  loads.wind = kernels::convert<T>(setup.wind);
+  loads.wind = kernels::convert<T>(engine::kernel_wind(setup.wind));
   loads.time = T(t);
   loads.head = cosserat_head_pose<T>(setup.head, t + setup.dt);
   loads.head_start = cosserat_head_pose<T>(setup.head, t);
   loads.stick_speed = T(engine::settings_of<CosseratSettings>(setup).stick_speed);
-  loads.collider_count = int(setup.colliders.size());
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+  loads.collider_count = int(colliders.size());
   const bool float_precision = sizeof(T) == sizeof(float);
   loads.contact_ratio = T(contact_ratio(setup, float_precision));
   loads.contact_thickness = T(contact_margin(setup, float_precision));
   for (int c = 0; c < loads.collider_count; ++c)
-    loads.colliders[c] = engine::convert_collider<T>(setup.colliders[std::size_t(c)]);
+    loads.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
   return loads;
 }
 template kernels::cosserat::Loads<float> cosserat_loads(const HairSetup&, double);

@@ -18,7 +18,7 @@ class CosseratReferenceSimulator final : public engine::Simulator {
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
         rods_(cosserat_rods(setup)),
         settings_(solver_settings(setup)),
-        meshes_(setup.meshes) {}
+        meshes_(engine::mesh_grids(setup)) {}
 
   void step() override {
     for (cosserat::CosseratRod& rod : rods_) {

@@ -37,12 +37,13 @@ kernels::der::DerStepParameters<T> step_parameters(const engine::HairSetup& setu
   p.damping = T(setup.damping);
   p.drag_normal = T(setup.drag_normal);
   p.drag_tangent = T(setup.drag_tangent);
-  p.wind = kernels::convert<T>(setup.wind);
+  p.wind = kernels::convert<T>(engine::kernel_wind(setup.wind));
   p.length_tolerance = T(length * h);
   p.twist_tolerance = T(twist * setup.material.bending_stiffness() / h);
-  p.collider_count = int(setup.colliders.size());
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+  p.collider_count = int(colliders.size());
   for (int c = 0; c < p.collider_count; ++c)
-    p.colliders[c] = engine::convert_collider<T>(setup.colliders[c]);
+    p.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
   return p;
 }
 

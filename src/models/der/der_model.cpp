@@ -22,11 +22,13 @@ class DerReferenceSimulator final : public engine::Simulator {
  public:
   explicit DerReferenceSimulator(const HairSetup& setup)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
-        meshes_(setup.meshes),
+        meshes_(engine::mesh_grids(setup)),
         implicit_(setup.integrator == engine::Integrator::implicit) {
     const kernels::der::DerStepParameters<double> p =
         step_parameters<double>(setup, engine::Precision::float64);
     length_tolerance_ = p.length_tolerance;
+    const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+    const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
     for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
       const auto points = setup.strands.strand(s);
       const RodMaterial& m = setup.material_of(s);
@@ -34,12 +36,12 @@ class DerReferenceSimulator final : public engine::Simulator {
                                              m.twist_stiffness(), m.linear_density());
       der::clamp_end(rod, false, setup.head);
       rod.collider_motion = setup.head;
-      rod.colliders = setup.colliders;
+      rod.colliders = colliders;
       rod.gravity = setup.gravity;
       rod.damping = setup.damping;
       rod.drag_normal = setup.drag_normal;
       rod.drag_tangent = setup.drag_tangent;
-      rod.wind = setup.wind;
+      rod.wind = wind;
       rod.stretching_stiffness = m.stretching_stiffness();
       rod.twist_tolerance = p.twist_tolerance;
       rods_.push_back(std::move(rod));

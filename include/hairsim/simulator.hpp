@@ -1,0 +1,171 @@
+#pragma once
+// hairsim's simulator API: a hairstyle on a moving head, stepped by any registered rod model on
+// any backend. The same setup runs on `reference` (one strand at a time, Eigen, double: the
+// yardstick), `cpu` (the model's batched kernels on all host cores) or `cuda` (the same kernels
+// on the GPU), so a program switches model and backend freely and can compare them step by step.
+// Link the `hairsim_engine` library (docs/architecture.md). Public types only: nothing from the
+// kernels or the reference models comes through this header.
+//
+//   hairsim::HairSetup setup;
+//   setup.strands = hairsim::resample(hairsim::read_strands("hair.ply"), 24);
+//   setup.colliders.push_back({.shape = hairsim::Collider::Shape::sphere, .radius = 0.09});
+//   setup.integrator = hairsim::Integrator::implicit;
+//   setup.dt = 1e-3;
+//   auto sim = hairsim::Simulator::create(setup, {"der", hairsim::Backend::cpu,
+//                                                 hairsim::Precision::float32});
+//   std::vector<hairsim::Vec3> x;
+//   for (int k = 0; k < 100; ++k) sim->step();
+//   sim->positions(x);
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hairsim/material.hpp"
+#include "hairsim/motion.hpp"
+#include "hairsim/sdf.hpp"
+#include "hairsim/strands.hpp"
+
+namespace hairsim {
+
+// Symplectic Euler with a projection, or an implicit step; each model says which it has.
+enum class Integrator { symplectic, implicit };
+std::string to_string(Integrator i);
+
+// A collider, in the head's frame (m): the head's motion carries it.
+struct Collider {
+  enum class Shape { sphere, ellipsoid, capsule, plane, cylinder, mesh };
+  Shape shape = Shape::sphere;
+  // sphere, ellipsoid: the centre; plane: a point on it; cylinder: a point on its axis
+  Vec3 center = Vec3::Zero();
+  double radius = 0;               // sphere, capsule, cylinder
+  Vec3 radii = Vec3::Zero();       // ellipsoid: semi-axes
+  Vec3 from = Vec3::Zero();        // capsule: the axis' first end
+  Vec3 to = Vec3::Zero();          // capsule: the axis' second end
+  Vec3 direction = Vec3::UnitY();  // plane: unit normal towards the free side; cylinder: unit axis
+  std::shared_ptr<const SignedDistanceGrid> mesh;  // mesh: its distances (make_sdf_grid)
+  double friction = 0;                             // Coulomb coefficient μ
+};
+
+// Colliders per setup at most.
+inline constexpr int kMaxColliders = 8;
+
+// The air's velocity: a mean wind plus gusts, travelling sinusoidal modes whose amplitudes share
+// the gust strength (docs/architecture.md, "Air drag").
+struct Wind {
+  Vec3 mean = Vec3::Zero();     // m/s
+  double gust_strength = 0;     // m/s, RMS of the fluctuation (0: no gusts)
+  double gust_frequency = 0.5;  // Hz
+  double gust_size = 0.3;       // m
+  int gust_modes = 6;           // 1-8
+  std::uint64_t gust_seed = 1;
+};
+
+// A model's own settings (solver tolerances, contact parameters), opaque here: make them with
+// model_settings() from the fields a hairstyle scene's "solver" object takes (docs/scenes.md).
+struct ModelSettings {
+  virtual ~ModelSettings() = default;
+};
+
+// What to simulate, whatever the model and backend. Every strand starts at rest on its own
+// polyline (a groomed style is at rest), its root clamped to the head; all strands share the
+// vertex count (resample first).
+struct HairSetup {
+  StrandSet strands;
+  RodMaterial material;  // every strand's, unless strand_materials gives its own
+  std::vector<RodMaterial> strand_materials;  // empty, or one per strand
+  const RodMaterial& material_of(std::size_t s) const {
+    return strand_materials.empty() ? material : strand_materials[s];
+  }
+  // The head's motion from its pose at t = 0: carries the root clamps and the colliders. Its
+  // rotation is about head.center (the origin when unset).
+  ClampMotion head;
+  std::vector<Collider> colliders;           // head frame, at most kMaxColliders
+  Vec3 gravity{0, -9.81, 0};                 // m/s²
+  double damping = 0;                        // 1/s, viscous: force -damping m v
+  double drag_normal = 0, drag_tangent = 0;  // N s/m², air drag per unit length
+  Wind wind;
+  Integrator integrator = Integrator::symplectic;
+  double dt = 1e-4;  // s
+  // The model's own settings (null: its defaults); of the model simulated, else create() throws.
+  std::shared_ptr<const ModelSettings> model_settings;
+};
+
+// Work counters of a model's step summed over strands and steps, by name: each model has its own
+// (Newton and PCG iterations, projection iterations, ...); every model counts "contacts" and
+// "solver_failures" (solves that failed: a bug or a non-finite state).
+struct StepCounters {
+  std::vector<std::string> names;
+  std::vector<long> values;
+  // The counter `name`; throws Error when the model has none of that name.
+  long operator[](std::string_view name) const;
+  bool has(std::string_view name) const;
+};
+
+enum class Backend { reference, cpu, cuda };
+enum class Precision { float32, float64 };
+
+struct SimulatorOptions {
+  std::string model;  // a registered model's name (registered_models()); empty: the first
+  Backend backend = Backend::cpu;
+  Precision precision = Precision::float64;
+};
+
+Backend parse_backend(const std::string& name);      // reference, cpu, cuda, auto (cuda if present)
+Precision parse_precision(const std::string& name);  // float, double
+std::string to_string(Backend b);
+std::string to_string(Precision p);
+
+// A registered rod model.
+struct ModelInfo {
+  std::string name;                     // as SimulatorOptions::model and scenes spell it
+  std::string description;              // the paper
+  std::vector<Integrator> integrators;  // its steps; the first is its default
+};
+std::vector<ModelInfo> registered_models();
+
+// A model's settings from the fields of a hairstyle scene's "solver" object (docs/scenes.md);
+// throws Error naming the field ("solver.<field>") on an unknown or bad one.
+std::shared_ptr<const ModelSettings> model_settings(const std::string& model,
+                                                    const nlohmann::json& solver);
+
+class Simulator {
+ public:
+  // Throws Error on a setup or option it cannot run (unknown model, float on the reference,
+  // strands of different sizes, too many colliders, an integrator the model lacks), RunFailure
+  // where the backend is missing (cuda without a device or without CUDA in the build).
+  static std::unique_ptr<Simulator> create(const HairSetup& setup, const SimulatorOptions& options);
+  virtual ~Simulator() = default;
+
+  // One step of dt (asynchronous on cuda).
+  virtual void step() = 0;
+  // Counters summed over all strands and steps so far. Throws RunFailure if a solve failed
+  // (cpu: at once, from step()).
+  virtual StepCounters counts() = 0;
+  // Every vertex, strand after strand (strand s, vertex i at s * vertices + i), in metres. On
+  // cuda this and counts() are the only copies back from the device.
+  virtual void positions(std::vector<Vec3>& out) = 0;
+  // Every vertex's velocity (m/s), in the same order.
+  virtual void velocities(std::vector<Vec3>& out) = 0;
+  virtual std::string device() const = 0;  // "CPU model, N threads" or the GPU's name
+
+  int strands() const { return strands_; }
+  int vertices() const { return vertices_; }
+  double dt() const { return dt_; }
+  double time() const { return double(steps_) * dt_; }
+  long steps() const { return steps_; }
+
+ protected:
+  Simulator(int strands, int vertices, double dt)
+      : strands_(strands), vertices_(vertices), dt_(dt) {}
+  long steps_ = 0;
+
+ private:
+  int strands_, vertices_;
+  double dt_;
+};
+
+}  // namespace hairsim
