@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/constants.hpp"
 #include "common/hd.hpp"
 #include "common/vector3.hpp"
 
@@ -64,7 +65,7 @@ inline WindField<double> make_gusts(const Vector3<double>& mean, double rms, dou
     return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
   };
   auto random_unit = [&]() {
-    const double z = 2 * uniform() - 1, a = 2 * 3.14159265358979323846 * uniform();
+    const double z = 2 * uniform() - 1, a = 2 * pi<double>() * uniform();
     const double r = std::sqrt(1 - z * z);
     return Vector3<double>{r * std::cos(a), r * std::sin(a), z};
   };
@@ -79,9 +80,9 @@ inline WindField<double> make_gusts(const Vector3<double>& mean, double rms, dou
     Vector3<double> d = along + (1.0 / 3) * (side - dot(side, along) * along);
     d = d / norm(d);
     w.amplitude[k] = (rms * std::sqrt(2.0 / w.modes)) * d;
-    w.wave[k] = (2 * 3.14159265358979323846 / scale) * random_unit();
-    w.angular_frequency[k] = 2 * 3.14159265358979323846 * frequency * (0.5 + uniform());
-    w.phase[k] = 2 * 3.14159265358979323846 * uniform();
+    w.wave[k] = (2 * pi<double>() / scale) * random_unit();
+    w.angular_frequency[k] = 2 * pi<double>() * frequency * (0.5 + uniform());
+    w.phase[k] = 2 * pi<double>() * uniform();
   }
   return w;
 }

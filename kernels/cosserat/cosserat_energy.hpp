@@ -1,0 +1,201 @@
+#pragma once
+// The implicit Euler step's energy of one Cosserat strand (App. A, eq. 30-31) and its derivatives:
+// the energy, the gradient Jᵀ ∂E/∂x, and the Hessian products by O(n) prefix and suffix sums
+// (§3.2, eq. 18).
+#include "cosserat/cosserat_loads.hpp"
+
+namespace hairsim::kernels::cosserat {
+
+template <class T>
+struct Energy {
+  T total = 0;
+  T scale = 0;  // Σ |terms|: the round-off yardstick of the line search
+};
+// E of eq. (8a) at the current kinematics.
+template <class T>
+HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
+  const V3<T>& gravity = loads.gravity;
+  const auto& a = st.a;
+  const V3<T> k = st.template get<3, 1>(a.stiffness, 0), j = st.template get<3, 1>(a.inertia, 0);
+  const T inv_dt2 = T(1) / (dt * dt);
+  T bend = 0, twist = 0, trans = 0, rot = 0, grav = 0, resist = 0;
+  for (int v = 1; v + 1 < st.vertices(); ++v) {
+    const T l = voronoi(st, v);
+    const V3<T> strain = darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v),
+                                 l, a.bending_strain)
+                             .value -
+                         st.template get<3, 1>(a.darboux, v);
+    bend += T(0.5) * l * (k[0] * strain[0] * strain[0] + k[1] * strain[1] * strain[1]);
+    twist += T(0.5) * l * k[2] * strain[2] * strain[2];
+  }
+  for (int v = 0; v < st.vertices(); ++v) {
+    const T m = st.rows(a.mass)[v];
+    const V3<T> x = st.template get<3, 1>(a.x, v);
+    const V3<T> d = x - st.template get<3, 1>(a.predicted, v);
+    trans += T(0.5) * m * inv_dt2 * dot(d, d);
+    grav -= m * dot(gravity, x);
+  }
+  for (int v = 2; v < st.vertices() && loads.collider_count > 0; ++v) {
+    const Gap<T> g = contact_gap(loads, st.template get<3, 1>(a.x, v));
+    if (g.value < T(0)) resist += T(0.5) * contact_stiffness(st, loads, dt, v) * g.value * g.value;
+  }
+  if (loads.frictional())
+    for (int v = 2; v < st.vertices(); ++v) resist += friction_term(st, v).energy();
+  if (loads.resistive())
+    for (int v = 0; v < st.vertices(); ++v) {
+      const V3<T> d = st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v);
+      resist += T(0.5) / dt * dot(d, st.template get<3, 3>(a.resistance, v) * d) -
+                dot(d, st.template get<3, 1>(a.air_force, v));
+    }
+  for (int i = 0; i < st.segments(); ++i) {
+    const V3<T> e = rotational_term(st, st.template get<4, 1>(a.q, i), i).error;
+    rot += T(0.5) * st.rows(a.length)[i] * inv_dt2 * dot(e, scale_rows(j, e));
+  }
+  const auto abs = [](T v) { return v < T(0) ? -v : v; };
+  return {bend + twist + trans + rot + grav + resist,
+          abs(bend) + abs(twist) + abs(trans) + abs(rot) + abs(grav) + abs(resist)};
+}
+
+// --- Products (§3.2) ---------------------------------------------------------------------------
+
+// Jᵀ y from the x-space arrays xp, xq into the s-space array `out`, suffix sums (eq. 18).
+template <class T>
+HS_HD void apply_jt(const Strand<T>& st, T* yp, T* yq, T* out) {
+  const auto& a = st.a;
+  const V3<T> beyond_root = reverse_inclusive_scan(
+      st.segments(), V3<T>::zero(), [&](int i) { return st.template get<3, 1>(yp, i + 1); },
+      [&](int i, const V3<T>& beyond) {
+        st.set(out, 1 + i,
+               transpose_times(st.template get<3, 3>(a.dx, i), beyond) +
+                   transpose_times(st.template get<4, 3>(a.dq, i), st.template get<4, 1>(yq, i)));
+      });
+  st.set(out, 0, beyond_root + st.template get<3, 1>(yp, 0));
+}
+
+// J v (prefix sums) into xp, xq.
+template <class T>
+HS_HD void apply_j(const Strand<T>& st, T* v) {
+  const auto& a = st.a;
+  const V3<T> root = st.template get<3, 1>(v, 0);
+  st.set(a.xp, 0, root);
+  inclusive_scan(
+      st.segments(), root,
+      [&](int i) { return st.template get<3, 3>(a.dx, i) * st.template get<3, 1>(v, 1 + i); },
+      [&](int i, const V3<T>& p) { st.set(a.xp, i + 1, p); });
+  for (int i = 0; i < st.segments(); ++i)
+    st.set(a.xq, i, st.template get<4, 3>(a.dq, i) * st.template get<3, 1>(v, 1 + i));
+}
+
+// b = Jᵀ ∂E/∂x into `gradient`, the fixed root blocks zeroed.
+template <class T>
+HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T* out) {
+  const auto& a = st.a;
+  const V3<T> k = st.template get<3, 1>(a.stiffness, 0), j = st.template get<3, 1>(a.inertia, 0);
+  const T inv_dt2 = T(1) / (dt * dt);
+  for (int v = 0; v < st.vertices(); ++v) {
+    const T m = st.rows(a.mass)[v];
+    V3<T> g =
+        m * (inv_dt2 * (st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.predicted, v)) -
+             loads.gravity);
+    if (loads.resistive()) {  // C (p - p_t) / Δt - D w
+      const V3<T> cd = st.template get<3, 3>(a.resistance, v) *
+                       (st.template get<3, 1>(a.x, v) - st.template get<3, 1>(a.start_x, v));
+      const V3<T> f = st.template get<3, 1>(a.air_force, v);
+      for (int c = 0; c < 3; ++c) g[c] += cd[c] / dt - f[c];
+    }
+    if (v >= 2 && loads.collider_count > 0) {  // the penalty's k c n
+      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
+      if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.normal;
+      if (loads.frictional()) g += friction_term(st, v).gradient();
+    }
+    st.set(a.xp, v, g);
+  }
+  for (int i = 0; i < st.segments(); ++i) {
+    const RotationalTerm<T> t = rotational_term(st, st.template get<4, 1>(a.q, i), i);
+    st.set(a.xq, i,
+           (st.rows(a.length)[i] * inv_dt2) * transpose_times(t.r, scale_rows(j, t.error)));
+  }
+  for (int v = 1; v + 1 < st.vertices(); ++v) {
+    const T l = voronoi(st, v);
+    const Darboux<T> d = darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v),
+                                 l, a.bending_strain);
+    const V3<T> moment = l * scale_rows(k, d.value - st.template get<3, 1>(a.darboux, v));
+    st.set(a.xq, v - 1, st.template get<4, 1>(a.xq, v - 1) + transpose_times(d.d_prev, moment));
+    st.set(a.xq, v, st.template get<4, 1>(a.xq, v) + transpose_times(d.d_next, moment));
+  }
+  apply_jt(st, a.xp, a.xq, out);
+  st.set(out, 0, V3<T>::zero());  // the clamped root: blocks 0 and 1 are held
+  st.set(out, 1, V3<T>::zero());
+}
+
+// H's quaternion blocks at the current kinematics: M_q / Δt² and the Darboux Jacobians.
+template <class T>
+HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
+  const auto& a = st.a;
+  const V3<T> j = st.template get<3, 1>(a.inertia, 0);
+  const T inv_dt2 = T(1) / (dt * dt);
+  // The contacts' block: the penalty's Gauss-Newton k n nᵀ at the vertices in contact now, and
+  // the friction's Hessian at those in contact at the step's start (zero elsewhere).
+  for (int v = 0; v < st.vertices(); ++v) {
+    M3<T> c = M3<T>::zero();
+    if (v >= 2 && loads.collider_count > 0) {
+      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
+      if (gap.value < T(0)) {
+        const T k = contact_stiffness(st, loads, dt, v);
+        for (int r = 0; r < 3; ++r)
+          for (int e = 0; e < 3; ++e) c(r, e) = k * gap.normal[r] * gap.normal[e];
+      }
+      if (loads.frictional()) c += friction_term(st, v).hessian();
+    }
+    st.set(a.contact, v, c);
+  }
+  for (int i = 0; i < st.segments(); ++i) {
+    const Mat<T, 3, 4> r = rotational_term(st, st.template get<4, 1>(a.q, i), i).r;
+    st.set(a.mq, i, (st.rows(a.length)[i] * inv_dt2) * transpose_times(r, scale_rows(j, r)));
+  }
+  for (int v = 1; v + 1 < st.vertices(); ++v) {
+    const Darboux<T> d = darboux(st.template get<4, 1>(a.q, v - 1), st.template get<4, 1>(a.q, v),
+                                 voronoi(st, v), a.bending_strain);
+    st.set(a.bend_prev, v, d.d_prev);
+    st.set(a.bend_next, v, d.d_next);
+  }
+}
+
+// C_j / Δt (divided entry by entry, as the reference's Mat3 / Δt).
+template <class T>
+HS_HD M3<T> resistance_dt(const Strand<T>& st, T dt, int v) {
+  M3<T> c = st.template get<3, 3>(st.a.resistance, v);
+  for (int k = 0; k < 9; ++k) c[k] = c[k] / dt;
+  return c;
+}
+
+// out = A v on the free blocks (v's fixed blocks are zero), 0 on the fixed ones.
+template <class T>
+HS_HD void apply_a(const Strand<T>& st, T dt, bool resistive, T* v, T* out) {
+  const auto& a = st.a;
+  const V3<T> k = st.template get<3, 1>(a.stiffness, 0);
+  const T inv_dt2 = T(1) / (dt * dt);
+  apply_j(st, v);
+  for (int p = 0; p < st.vertices(); ++p) {
+    const V3<T> y = st.template get<3, 1>(a.xp, p);
+    V3<T> hy = (st.rows(a.mass)[p] * inv_dt2) * y;
+    if (resistive) hy += resistance_dt(st, dt, p) * y;
+    hy += st.template get<3, 3>(a.contact, p) * y;
+    st.set(a.hp, p, hy);
+  }
+  for (int i = 0; i < st.segments(); ++i)
+    st.set(a.hq, i, st.template get<4, 4>(a.mq, i) * st.template get<4, 1>(a.xq, i));
+  for (int p = 1; p + 1 < st.vertices(); ++p) {
+    const Mat<T, 3, 4> gp = st.template get<3, 4>(a.bend_prev, p),
+                       gn = st.template get<3, 4>(a.bend_next, p);
+    const V3<T> w = voronoi(st, p) * scale_rows(k, gp * st.template get<4, 1>(a.xq, p - 1) +
+                                                       gn * st.template get<4, 1>(a.xq, p));
+    st.set(a.hq, p - 1, st.template get<4, 1>(a.hq, p - 1) + transpose_times(gp, w));
+    st.set(a.hq, p, st.template get<4, 1>(a.hq, p) + transpose_times(gn, w));
+  }
+  apply_jt(st, a.hp, a.hq, out);
+  st.set(out, 0, V3<T>::zero());
+  st.set(out, 1, V3<T>::zero());
+}
+
+}  // namespace hairsim::kernels::cosserat

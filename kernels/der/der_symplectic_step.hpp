@@ -1,0 +1,97 @@
+#pragma once
+// DER's symplectic step of one strand (Algorithm 1): forces, symplectic Euler, the root on the
+// head, fast projection, contacts, then the Bishop frame carried in time and the quasistatic twist.
+#include "common/constants.hpp"
+#include "der/der_contacts.hpp"
+
+namespace hairsim::kernels::der {
+
+// Iterations one step took (summed over strands by the backends, reported by the benchmark).
+struct StepCounts {
+  long projection_iterations = 0;
+  long twist_iterations = 0;
+  long contacts = 0;  // vertices put back on a collider's surface
+  // Implicit steps whose block solve met a singular pivot (the velocities then keep their old
+  // values); the system is SPD, so any is a bug or a non-finite state, reported as a failure.
+  long solver_failures = 0;
+};
+
+// Where the head pose puts root vertex k (0 or 1) of the strand.
+template <class T>
+HS_HD Vector3<T> root_target(const Strand<T>& st, const RigidPose<T>& head, int k) {
+  const DerBatchArrays<T>& a = st.a;
+  return head.apply({st.strand_value(a.root_rest[3 * k]), st.strand_value(a.root_rest[3 * k + 1]),
+                     st.strand_value(a.root_rest[3 * k + 2])});
+}
+
+// The end of both integrators' steps, once the centerline has moved: the Bishop frame carried in
+// time (u⁰ parallel-transported from the old first tangent `old_t0` to the new, §4.2.2), θ⁰
+// from the head-rotated root frame (unwrapped to the nearest turn), and the quasistatic twist
+// (§5.1). Returns the twist solve's Newton iterations.
+template <class T>
+HS_HD int finish_step(const Strand<T>& st, const DerStepParameters<T>& p,
+                      const Vector3<T>& old_t0) {
+  const DerBatchArrays<T>& a = st.a;
+  const StridedVector3<T> x = st.vectors(a.position);
+  const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
+  Vector3<T> u0 = parallel_transport(
+      Vector3<T>{st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])},
+      old_t0, new_t0);
+  u0 = u0 - dot(u0, new_t0) * new_t0;  // kept exactly adapted to the new first tangent
+  u0 = u0 / norm(u0);
+  a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
+  const Vector3<T> m1 = p.head.rotate({st.strand_value(a.root_m1[0]), st.strand_value(a.root_m1[1]),
+                                       st.strand_value(a.root_m1[2])});
+  const T angle = std::atan2(dot(m1, cross(new_t0, u0)), dot(m1, u0));
+  const T turn = T(2) * pi<T>();
+  T& theta0 = a.theta[st.s];
+  theta0 = angle + turn * std::floor((theta0 - angle) / turn + T(0.5));
+  compute_frames(st);
+  return solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
+}
+
+// One step of Algorithm 1 for a hair strand (root clamp carried by the head, tip free): forces
+// of the quasistatic rod (§7.1) with gravity, damping and air drag, symplectic Euler (§7.2), the
+// root vertices placed by the head pose, fast projection with the velocity update
+// v = (x_projected - x_old)/h (§8.1), contacts, then finish_step.
+template <class T>
+HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+  const DerBatchArrays<T>& a = st.a;
+  const int nv = a.vertices;
+  const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
+                          f = st.vectors(a.force), old = st.vectors(a.previous_position);
+  const Strided<T> mass = st.per_row(a.mass);
+  compute_frames(st);
+  elastic_forces(st);
+  const Vector3<T> old_t0 = st.vectors(a.tangent).get(0);
+  const bool drag = p.drag_normal != T(0) || p.drag_tangent != T(0);
+  for (int i = 0; i < nv; ++i) {
+    old.set(i, x.get(i));
+    if (i < 2) continue;  // the root clamp
+    const Vector3<T> vi = v.get(i);
+    Vector3<T> force = f.get(i);
+    if (drag) force -= drag_matrix(st, p, i) * (vi - p.wind.at(x.get(i), p.time));
+    const Vector3<T> accel = force / mass[i] + p.gravity - p.damping * vi;
+    const Vector3<T> vn = vi + p.dt * accel;
+    v.set(i, vn);
+    x.set(i, x.get(i) + p.dt * vn);
+  }
+  StepCounts counts;
+  for (int k = 0; k < 2; ++k) x.set(k, root_target(st, p.head, k));
+  const Strided<T> pinned = st.per_row(a.pinned);
+  for (int i = 0; i < nv; ++i) pinned[i] = i < 2 ? T(1) : T(0);
+  counts.projection_iterations =
+      project_lengths(st, p.length_tolerance, p.max_projection_iterations);
+  for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  counts.contacts = resolve_contacts(st, p);
+  if (counts.contacts > 0) {  // contacts on their tangent planes; everything back onto the lengths
+    counts.projection_iterations +=
+        project_on_contact_planes(st, p.length_tolerance, p.max_projection_iterations);
+    for (int i = 2; i < nv; ++i)
+      if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  }
+  counts.twist_iterations = finish_step(st, p, old_t0);
+  return counts;
+}
+
+}  // namespace hairsim::kernels::der
