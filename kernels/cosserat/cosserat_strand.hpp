@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "common/constants.hpp"
+#include "common/drag.hpp"
 #include "cosserat/cosserat_solve.hpp"
 
 namespace hairsim::kernels::cosserat {
@@ -135,16 +136,17 @@ HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
   const Strided<T> l = st.rows(a.length);
   for (int j = 0; j < n; ++j) {
     const V3<T> x = st.template get<3, 1>(a.x, j);
-    V3<T> sum = V3<T>::zero();
-    if (j > 0) sum += normalized(x - st.template get<3, 1>(a.x, j - 1));
-    if (j + 1 < n) sum += normalized(st.template get<3, 1>(a.x, j + 1) - x);
-    const V3<T> t = normalized(sum);
-    const T share = T(0.5) * ((j > 0 ? l[j - 1] : T(0)) + (j + 1 < n ? l[j] : T(0)));
-    M3<T> along;
+    auto tangent = [](const V3<T>& e) {
+      const V3<T> u = normalized(e);
+      return Vector3<T>{u[0], u[1], u[2]};
+    };
+    const Matrix3<T> drag = kernels::drag_matrix(
+        j > 0 ? tangent(x - st.template get<3, 1>(a.x, j - 1)) : Vector3<T>{},
+        j + 1 < n ? tangent(st.template get<3, 1>(a.x, j + 1) - x) : Vector3<T>{},
+        j > 0 ? l[j - 1] : T(0), j + 1 < n ? l[j] : T(0), loads.drag_normal, loads.drag_tangent);
+    M3<T> d;
     for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) along(r, c) = t[r] * t[c];
-    const M3<T> d =
-        share * (loads.drag_normal * (M3<T>::identity() - along) + loads.drag_tangent * along);
+      for (int c = 0; c < 3; ++c) d(r, c) = drag(r, c);
     const Vector3<T> w = loads.wind.at({x[0], x[1], x[2]}, loads.time);
     const V3<T> wv{{{w.x}, {w.y}, {w.z}}};
     st.set(a.resistance, j, d + (loads.damping * st.rows(a.mass)[j]) * M3<T>::identity());

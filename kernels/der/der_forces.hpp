@@ -2,6 +2,7 @@
 // DER energies and their derivatives for one strand (§4-§7): bending and twist energies,
 // ∂E/∂θ and its tridiagonal Hessian, and the elastic forces at fixed θ (eq. 11).
 #include "common/constants.hpp"
+#include "common/matrix3.hpp"
 #include "der/der_kinematics.hpp"
 
 namespace hairsim::kernels::der {
@@ -125,6 +126,24 @@ HS_HD void theta_hessian(const Strand<T>& st, const Strided<T>& lower, const Str
     lower[i] -= c;
     upper[i - 1] -= c;
   }
+}
+
+// Stretching of an edge d = x_{j+1} - x_j of rest length L0 as the implicit step's stiff energy
+// ½ EA (L - L0)² / L0 (EA in N): g = ∂E/∂x_{j+1} = EA (L - L0) / L0 d̂ (the force on x_j is +g,
+// on x_{j+1} -g), and the Hessian block ∂²E/∂x_{j+1}² = EA/L0 [d̂d̂ᵀ + max(0, 1 - L0/L)(I - d̂d̂ᵀ)]
+// (the compressed part dropped: positive semi-definite).
+template <class T>
+HS_HD Vector3<T> stretching_gradient(const Vector3<T>& d, T rest, T ea) {
+  const T length = norm(d);
+  return (ea * (length - rest) / rest) * (d / length);
+}
+template <class T>
+HS_HD Matrix3<T> stretching_hessian(const Vector3<T>& d, T rest, T ea) {
+  const T length = norm(d);
+  const Vector3<T> dir = d / length;
+  const Matrix3<T> along = outer(dir, dir);
+  const T stretched = T(1) - rest / length;
+  return (ea / rest) * (along + (stretched > T(0) ? stretched : T(0)) * (identity3<T>() - along));
 }
 
 template <class T>

@@ -45,18 +45,13 @@ HS_HD void stretching_terms(const Strand<T>& st, bool hessian, Add&& add) {
   const Strided<T> rest = st.per_row(a.edge_length);
   for (int j = 0; j < st.edges(); ++j) {
     const Vector3<T> d = x.get(j + 1) - x.get(j);
-    const T length = norm(d);
-    const Vector3<T> dir = d / length;
     if (!hessian) {
-      const Vector3<T> g = (ea * (length - rest[j]) / rest[j]) * dir;
+      const Vector3<T> g = stretching_gradient(d, rest[j], ea);
       f.set(j, f.get(j) + g);
       f.set(j + 1, f.get(j + 1) - g);
       continue;
     }
-    const Matrix3<T> along = outer(dir, dir);
-    const T stretched = T(1) - rest[j] / length;
-    const Matrix3<T> k =
-        (ea / rest[j]) * (along + (stretched > T(0) ? stretched : T(0)) * (identity3<T>() - along));
+    const Matrix3<T> k = stretching_hessian(d, rest[j], ea);
     const Matrix3<T> minus_k = T(-1) * k;
     add(j, j, k), add(j + 1, j + 1, k), add(j, j + 1, minus_k), add(j + 1, j, minus_k);
   }

@@ -23,6 +23,39 @@ HS_HD Vector3<T> parallel_transport(const Vector3<T>& u, const Vector3<T>& t1,
   return c * u + cross(b, u) + (dot(b, u) / (T(1) + c)) * b;
 }
 
+// The material frame of an edge (§5): m1 = cos θ u + sin θ v, m2 = -sin θ u + cos θ v, with the
+// Bishop frame (t, u, v = t × u).
+template <class T>
+struct MaterialFrame {
+  Vector3<T> m1, m2;
+};
+template <class T>
+HS_HD MaterialFrame<T> material_frame(const Vector3<T>& t, const Vector3<T>& u, T theta) {
+  const Vector3<T> v = cross(t, u);
+  const T c = std::cos(theta), sn = std::sin(theta);
+  return {c * u + sn * v, c * v - sn * u};
+}
+
+// The material curvature of eq. (2): ω = ((κb)·m2, -(κb)·m1) of an edge's material frame.
+template <class T>
+struct MaterialCurvature {
+  T first, second;
+};
+template <class T>
+HS_HD MaterialCurvature<T> material_curvature(const Vector3<T>& kb, const MaterialFrame<T>& m) {
+  return {dot(kb, m.m2), -dot(kb, m.m1)};
+}
+
+// u⁰ carried in time (§4.2.2): parallel-transported from the old first tangent to the new one,
+// then made exactly normal to it and unit.
+template <class T>
+HS_HD Vector3<T> transport_u0(const Vector3<T>& u0, const Vector3<T>& old_t0,
+                              const Vector3<T>& new_t0) {
+  Vector3<T> u = parallel_transport(u0, old_t0, new_t0);
+  u = u - dot(u, new_t0) * new_t0;
+  return u / norm(u);
+}
+
 // The θ-dependent part of the frames: material frames m1 = cos θ u + sin θ v,
 // m2 = -sin θ u + cos θ v (§5) and curvatures ω^j_i = (κb·m2^j, -κb·m1^j) (eq. 2), from the
 // Bishop frame and κb already computed (what the twist solve's line search changes).
@@ -34,18 +67,19 @@ HS_HD void update_material_frames(const Strand<T>& st) {
                           m1 = st.vectors(a.m1), m2 = st.vectors(a.m2), kb = st.vectors(a.kb);
   const Strided<T> theta = st.per_row(a.theta);
   for (int j = 0; j < n_edges; ++j) {
-    const Vector3<T> uj = u.get(j), vj = cross(t.get(j), uj);
-    const T c = std::cos(theta[j]), sn = std::sin(theta[j]);
-    m1.set(j, c * uj + sn * vj);
-    m2.set(j, c * vj - sn * uj);
+    const MaterialFrame<T> m = material_frame(t.get(j), u.get(j), theta[j]);
+    m1.set(j, m.m1);
+    m2.set(j, m.m2);
   }
   const Strided<T> w[4] = {st.per_row(a.curvature[0]), st.per_row(a.curvature[1]),
                            st.per_row(a.curvature[2]), st.per_row(a.curvature[3])};
   for (int k = 0; k < 4; ++k) w[k][0] = w[k][n_edges] = T(0);
   for (int i = 1; i < n_edges; ++i) {
-    const Vector3<T> b = kb.get(i);
-    w[0][i] = dot(b, m2.get(i - 1)), w[1][i] = -dot(b, m1.get(i - 1));
-    w[2][i] = dot(b, m2.get(i)), w[3][i] = -dot(b, m1.get(i));
+    const MaterialCurvature<T> before =
+                                   material_curvature(kb.get(i), {m1.get(i - 1), m2.get(i - 1)}),
+                               after = material_curvature(kb.get(i), {m1.get(i), m2.get(i)});
+    w[0][i] = before.first, w[1][i] = before.second;
+    w[2][i] = after.first, w[3][i] = after.second;
   }
 }
 

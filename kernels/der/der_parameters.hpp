@@ -2,6 +2,7 @@
 // What one DER step of a batch takes: the integrator, the head's poses and colliders, gravity,
 // damping, air drag in a wind, tolerances; and the air drag matrix of a vertex.
 #include "common/colliders.hpp"
+#include "common/drag.hpp"
 #include "common/matrix3.hpp"
 #include "common/rigid_pose.hpp"
 #include "common/wind.hpp"
@@ -48,12 +49,9 @@ HS_HD Matrix3<T> drag_matrix(const Strand<T>& st, const DerStepParameters<T>& p,
   const StridedVector3<T> t = st.vectors(a.tangent);
   const Strided<T> rest = st.per_row(a.edge_length);
   const int n = st.edges();
-  const Vector3<T> sum = (i > 0 ? t.get(i - 1) : Vector3<T>{}) + (i < n ? t.get(i) : Vector3<T>{});
-  const T sum_length = norm(sum);
-  const Vector3<T> ti = sum_length > T(0) ? sum / sum_length : Vector3<T>{};
-  const T share = T(0.5) * ((i > 0 ? rest[i - 1] : T(0)) + (i < n ? rest[i] : T(0)));
-  const Matrix3<T> along = outer(ti, ti);
-  return share * (p.drag_normal * (identity3<T>() - along) + p.drag_tangent * along);
+  return kernels::drag_matrix(i > 0 ? t.get(i - 1) : Vector3<T>{}, i < n ? t.get(i) : Vector3<T>{},
+                              i > 0 ? rest[i - 1] : T(0), i < n ? rest[i] : T(0), p.drag_normal,
+                              p.drag_tangent);
 }
 
 }  // namespace hairsim::kernels::der

@@ -34,11 +34,9 @@ HS_HD int finish_step(const Strand<T>& st, const DerStepParameters<T>& p,
   const DerBatchArrays<T>& a = st.a;
   const StridedVector3<T> x = st.vectors(a.position);
   const Vector3<T> e0 = x.get(1) - x.get(0), new_t0 = e0 / norm(e0);
-  Vector3<T> u0 = parallel_transport(
+  const Vector3<T> u0 = transport_u0(
       Vector3<T>{st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])},
       old_t0, new_t0);
-  u0 = u0 - dot(u0, new_t0) * new_t0;  // kept exactly adapted to the new first tangent
-  u0 = u0 / norm(u0);
   a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
   const Vector3<T> m1 = p.head.rotate({st.strand_value(a.root_m1[0]), st.strand_value(a.root_m1[1]),
                                        st.strand_value(a.root_m1[2])});

@@ -1,4 +1,6 @@
 #include "reference/cosserat/cosserat_dynamics.hpp"
+#include "common/drag.hpp"
+#include "reference/eigen_bridge.hpp"
 
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
@@ -12,14 +14,10 @@
 #include "hairsim/error.hpp"
 
 namespace hairsim::cosserat {
-namespace {
 
-kernels::Vector3<double> to_kernel(const Vec3& v) {
-  return {v.x(), v.y(), v.z()};
-}
-Vec3 from_kernel(const kernels::Vector3<double>& v) {
-  return {v.x, v.y, v.z};
-}
+using bridge::from_kernel;
+using bridge::to_kernel;
+namespace {
 
 // --- Roots --------------------------------------------------------------------------------
 
@@ -295,13 +293,11 @@ double line_search(const CosseratRod& rod, const StepStart& start, const VecX& s
 // directions (normalised), ℓ_j the vertex's share of the rest length.
 Mat3 drag(const CosseratRod& rod, const Kinematics& k, int j) {
   const int n = rod.rest.vertex_count();
-  const Vec3 sum = (j > 0 ? Vec3(k.x[j] - k.x[j - 1]).normalized() : Vec3::Zero()) +
-                   (j + 1 < n ? Vec3(k.x[j + 1] - k.x[j]).normalized() : Vec3::Zero());
-  const Vec3 t = sum.norm() > 0 ? Vec3(sum.normalized()) : Vec3::Zero();
-  const double share =
-      0.5 * ((j > 0 ? rod.rest.length[j - 1] : 0.0) + (j + 1 < n ? rod.rest.length[j] : 0.0));
-  const Mat3 along = t * t.transpose();
-  return share * (rod.drag_normal * (Mat3::Identity() - along) + rod.drag_tangent * along);
+  return from_kernel(kernels::drag_matrix(
+      j > 0 ? to_kernel(Vec3(k.x[j] - k.x[j - 1]).normalized()) : kernels::Vector3<double>{},
+      j + 1 < n ? to_kernel(Vec3(k.x[j + 1] - k.x[j]).normalized()) : kernels::Vector3<double>{},
+      j > 0 ? rod.rest.length[j - 1] : 0.0, j + 1 < n ? rod.rest.length[j] : 0.0, rod.drag_normal,
+      rod.drag_tangent));
 }
 
 // Friction of the last step's active contacts with μ > 0 and a pushing multiplier: the normal

@@ -5,16 +5,14 @@
 #include <limits>
 
 #include "common/friction.hpp"
+#include "cosserat/cosserat_kinematics.hpp"
 #include "reference/cosserat/cosserat_rod.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::cosserat {
-namespace {
 
-kernels::Vec<double, 3> to_small(const Vec3& v) {
-  kernels::Vec<double, 3> out;
-  for (int k = 0; k < 3; ++k) out[k] = v(k);
-  return out;
-}
+using bridge::to_small;
+namespace {
 
 // A frictional contact's term at the vertex's current position (kernels/common/friction.hpp).
 kernels::FrictionTerm<double> friction_term(const FrictionContact& c, const Kinematics& k) {
@@ -22,25 +20,13 @@ kernels::FrictionTerm<double> friction_term(const FrictionContact& c, const Kine
                                 to_small(k.x[c.vertex]));
 }
 
-Mat3 cross_matrix(const Vec3& v) {
-  Mat3 m;
-  m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
-  return m;
-}
-
-// f(a, b) = vec(conj(a) ⊗ b) = a_w b_v - b_w a_v - a_v × b_v is bilinear; its derivatives:
-//   ∂f/∂a = [b_v | -b_w I + [b_v]×],   ∂f/∂b = [-a_v | a_w I - [a_v]×].
+// f(a, b) = vec(conj(a) ⊗ b) = a_w b_v - b_w a_v - a_v × b_v is bilinear; its derivatives
+// ∂f/∂a = [b_v | -b_w I + [b_v]×], ∂f/∂b = [-a_v | a_w I - [a_v]×] are the kernels'.
 Mat34 d_vec_d_first(const Vec4& b) {
-  Mat34 j;
-  j.col(0) = b.tail<3>();
-  j.rightCols<3>() = -b(0) * Mat3::Identity() + cross_matrix(b.tail<3>());
-  return j;
+  return bridge::from_small(kernels::cosserat::d_vec_d_first(to_small(b)));
 }
 Mat34 d_vec_d_second(const Vec4& a) {
-  Mat34 j;
-  j.col(0) = -a.tail<3>();
-  j.rightCols<3>() = a(0) * Mat3::Identity() - cross_matrix(a.tail<3>());
-  return j;
+  return bridge::from_small(kernels::cosserat::d_vec_d_second(to_small(a)));
 }
 
 // The rotational kinetic term of segment i, ½ (l_i / Δt²) eᵀ J e with

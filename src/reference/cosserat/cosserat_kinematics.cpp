@@ -2,71 +2,32 @@
 // the rest shape of a polyline.
 #include <Eigen/Geometry>
 #include <cmath>
-#include <numbers>
 
+#include "cosserat/cosserat_strand.hpp"
 #include "reference/cosserat/cosserat_rod.hpp"
+#include "reference/eigen_bridge.hpp"
 
 #include "hairsim/error.hpp"
 
 namespace hairsim::cosserat {
-namespace {
-
-// Below this angle sin(θ/2)/θ and its derivative come from their series (the closed forms
-// cancel: (θ/2 cos(θ/2) - sin(θ/2)) / θ³ loses about 1e-16 / θ³ of relative accuracy).
-constexpr double kSeriesAngle = 0.1;
-
-// S(θ) = sin(θ/2) / θ = 1/2 - θ²/48 + θ⁴/3840 - θ⁶/645120 + ...
-double half_sinc(double theta) {
-  if (theta < kSeriesAngle) {
-    const double t2 = theta * theta;
-    return 0.5 - t2 / 48 + t2 * t2 / 3840 - t2 * t2 * t2 / 645120;
-  }
-  return std::sin(0.5 * theta) / theta;
-}
-
-// S'(θ) / θ = (θ/2 cos(θ/2) - sin(θ/2)) / θ³ = -1/24 + θ²/960 - θ⁴/107520 + θ⁶/23224320 - ...
-double half_sinc_derivative_over_theta(double theta) {
-  if (theta < kSeriesAngle) {
-    const double t2 = theta * theta;
-    return -1.0 / 24 + t2 / 960 - t2 * t2 / 107520 + t2 * t2 * t2 / 23224320;
-  }
-  return (0.5 * theta * std::cos(0.5 * theta) - std::sin(0.5 * theta)) / (theta * theta * theta);
-}
-
-}  // namespace
+// The rotation maps are the kernels' (kernels/cosserat/cosserat_kinematics.hpp): written once.
+using bridge::from_small;
+using bridge::to_small;
 
 Vec4 quaternion(const Vec3& omega) {
-  const double theta = omega.norm();
-  Vec4 q;
-  q(0) = std::cos(0.5 * theta);
-  q.tail<3>() = half_sinc(theta) * omega;
-  return q;
+  return from_small(kernels::cosserat::quaternion(to_small(omega)));
 }
 
 Mat43 quaternion_jacobian(const Vec3& omega) {
-  // q_w = cos(θ/2): ∂/∂ω = -½ sin(θ/2) ωᵀ/θ = -½ S(θ) ωᵀ.
-  // q_v = S(θ) ω:   ∂/∂ω = S(θ) I + (S'(θ)/θ) ω ωᵀ.
-  const double theta = omega.norm();
-  const double s = half_sinc(theta);
-  Mat43 j;
-  j.row(0) = -0.5 * s * omega.transpose();
-  j.bottomRows<3>() =
-      s * Mat3::Identity() + half_sinc_derivative_over_theta(theta) * omega * omega.transpose();
-  return j;
+  return from_small(kernels::cosserat::quaternion_jacobian(to_small(omega)));
 }
 
 Vec3 director(const Vec4& q) {
-  const double w = q(0), x = q(1), y = q(2), z = q(3);
-  return {2 * (x * z + w * y), 2 * (y * z - w * x), w * w - x * x - y * y + z * z};
+  return from_small(kernels::cosserat::director(to_small(q)));
 }
 
 Mat34 director_jacobian(const Vec4& q) {
-  const double w = q(0), x = q(1), y = q(2), z = q(3);
-  Mat34 j;
-  j << 2 * y, 2 * z, 2 * w, 2 * x,   //
-      -2 * x, -2 * w, 2 * z, 2 * y,  //
-      2 * w, -2 * x, -2 * y, 2 * z;
-  return j;
+  return from_small(kernels::cosserat::director_jacobian(to_small(q)));
 }
 
 Mat3 frame(const Vec4& q) {
@@ -79,11 +40,7 @@ Vec3 rotation_vector(const Mat3& r) {
 }
 
 Vec3 wrapped(const Vec3& omega) {
-  const double theta = omega.norm();
-  if (theta <= std::numbers::pi) return omega;
-  // exp(ω) = exp(ω (θ - 2π k) / θ): bring θ into [-π, π].
-  const double reduced = std::remainder(theta, 2 * std::numbers::pi);
-  return omega * (reduced / theta);
+  return from_small(kernels::cosserat::wrapped(to_small(omega)));
 }
 
 Vec3 relative_rotation(const Vec4& a, const Vec4& b_in) {

@@ -1,4 +1,5 @@
 #include "reference/cosserat/cosserat_scene.hpp"
+#include "reference/eigen_bridge.hpp"
 
 #include <Eigen/Geometry>  // cross
 #include <chrono>
@@ -8,13 +9,11 @@
 #include "hairsim/error.hpp"
 
 namespace hairsim::cosserat {
+
+using bridge::to_kernel;
 namespace {
 
 using scene::JsonReader;
-
-kernels::Vector3<double> to_kernel(const Vec3& v) {
-  return {v.x(), v.y(), v.z()};
-}
 
 // obstacles[i]: plane (point, normal), sphere (center, radius), capsule (a, b, radius),
 // cylinder (point, axis, radius; infinite). Static, in world coordinates; optional Coulomb

@@ -1,4 +1,6 @@
 #include "reference/der/der_dynamics.hpp"
+#include "common/drag.hpp"
+#include "reference/eigen_bridge.hpp"
 
 #include <cmath>
 
@@ -11,6 +13,9 @@
 #include "hairsim/error.hpp"
 
 namespace hairsim::der {
+
+using bridge::from_kernel;
+using bridge::to_kernel;
 
 std::vector<double> lumped_masses(const RestShape& rest, double linear_density) {
   const int n = rest.vertex_count();
@@ -175,13 +180,6 @@ void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& forc
 
 namespace {
 
-kernels::Vector3<double> to_kernel(const Vec3& v) {
-  return {v.x(), v.y(), v.z()};
-}
-Vec3 from_kernel(const kernels::Vector3<double>& v) {
-  return {v.x, v.y, v.z};
-}
-
 // The colliders' frame at time t: p -> centre + R(t) (p - centre) + translation(t).
 struct ColliderPose {
   Mat3 r;
@@ -236,13 +234,11 @@ bool has_drag(const DynamicRod& rod) {
 Mat3 drag_matrix(const DynamicRod& rod, const Frames& f, int i) {
   const RestShape& r = rod.rest;
   const bool has_before = r.closed || i > 0, has_after = r.closed || i < r.edge_count();
-  Vec3 t = Vec3::Zero();
-  double share = 0;
-  if (has_before) t += f.t[r.edge_before(i)], share += 0.5 * r.edge_length[r.edge_before(i)];
-  if (has_after) t += f.t[i], share += 0.5 * r.edge_length[i];
-  if (t.norm() > 0) t.normalize();
-  const Mat3 along = t * t.transpose();
-  return share * (rod.drag_normal * (Mat3::Identity() - along) + rod.drag_tangent * along);
+  return from_kernel(kernels::drag_matrix(
+      has_before ? to_kernel(f.t[r.edge_before(i)]) : kernels::Vector3<double>{},
+      has_after ? to_kernel(f.t[i]) : kernels::Vector3<double>{},
+      has_before ? r.edge_length[r.edge_before(i)] : 0.0, has_after ? r.edge_length[i] : 0.0,
+      rod.drag_normal, rod.drag_tangent));
 }
 
 ProjectionReport project_on_contact_planes(std::vector<Vec3>& x, const RestShape& rest,

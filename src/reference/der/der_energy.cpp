@@ -3,18 +3,14 @@
 #include <Eigen/Geometry>
 
 #include "reference/der/der_rod.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::der {
+
 namespace {
 
 // J: counter-clockwise rotation by π/2 in the plane (§5.1).
 const Mat2 kJ = (Mat2() << 0, -1, 1, 0).finished();
-
-Mat3 skew(const Vec3& a) {  // [a] x = a × x
-  Mat3 m;
-  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
-  return m;
-}
 
 // Edge of bending slot k at vertex i: slot 0 is the edge before i, slot 1 is edge i.
 int slot_edge(const RestShape& r, int i, int slot) {
@@ -110,8 +106,8 @@ CurvatureBinormalJacobian curvature_binormal_jacobian(const Vec3& a, const Vec3&
                                                       const Vec3& kb) {
   const double la = a.norm(), lb = b.norm();
   const double denom = la * lb + a.dot(b);
-  return {(-2 * skew(b) - kb * (lb * a / la + b).transpose()) / denom,
-          (2 * skew(a) - kb * (la * b / lb + a).transpose()) / denom};
+  return {(-2 * bridge::cross_matrix(b) - kb * (lb * a / la + b).transpose()) / denom,
+          (2 * bridge::cross_matrix(a) - kb * (la * b / lb + a).transpose()) / denom};
 }
 
 std::vector<Vec3> holonomy_gradient(const Frames& f, const RestShape& r, int edge) {

@@ -3,8 +3,10 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
+#include "der/der_kinematics.hpp"
 #include "hairsim/error.hpp"
 #include "reference/der/der_rod.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::der {
 
@@ -12,12 +14,11 @@ Vec3 curvature_binormal(const Vec3& e_prev, const Vec3& e_next) {
   return 2.0 * e_prev.cross(e_next) / (e_prev.norm() * e_next.norm() + e_prev.dot(e_next));
 }
 
+// Rotation about b = t1 x t2 by the angle between t1 and t2 (Rodrigues with the half-angle form
+// 1 / (1 + cos)): the kernels' formula (kernels/der/der_kinematics.hpp), written once.
 Vec3 parallel_transport(const Vec3& u, const Vec3& t1, const Vec3& t2) {
-  // Rotation about b = t1 x t2 by the angle between t1 and t2 (Rodrigues with the half-angle
-  // form 1 / (1 + cos)): exact, and the identity when t1 = t2.
-  const Vec3 b = t1.cross(t2);
-  const double c = t1.dot(t2);
-  return c * u + b.cross(u) + b * (b.dot(u) / (1 + c));
+  return bridge::from_kernel(kernels::der::parallel_transport(
+      bridge::to_kernel(u), bridge::to_kernel(t1), bridge::to_kernel(t2)));
 }
 
 Vec3 any_orthogonal(const Vec3& t) {
@@ -26,9 +27,14 @@ Vec3 any_orthogonal(const Vec3& t) {
 
 namespace {
 
-// Eq. (2): ω^j_i = ((κb)_i . m2^j, -(κb)_i . m1^j).
+using bridge::from_kernel;
+using bridge::to_kernel;
+
+// Eq. (2): ω^j_i = ((κb)_i . m2^j, -(κb)_i . m1^j), the kernels' formula.
 Vec2 material_curvature(const Vec3& kb, const Vec3& m1, const Vec3& m2) {
-  return {kb.dot(m2), -kb.dot(m1)};
+  const kernels::der::MaterialCurvature<double> w =
+      kernels::der::material_curvature(to_kernel(kb), {to_kernel(m1), to_kernel(m2)});
+  return {w.first, w.second};
 }
 
 }  // namespace
@@ -54,9 +60,10 @@ Frames compute_frames(const RodState& s) {
   for (int j = 1; j < n_edges; ++j) f.u[j] = parallel_transport(f.u[j - 1], f.t[j - 1], f.t[j]);
   for (int j = 0; j < n_edges; ++j) {
     f.v[j] = f.t[j].cross(f.u[j]);
-    const double c = std::cos(s.theta[j]), sn = std::sin(s.theta[j]);
-    f.m1[j] = c * f.u[j] + sn * f.v[j];   // §5: m1 = cos θ u + sin θ v
-    f.m2[j] = -sn * f.u[j] + c * f.v[j];  //     m2 = -sin θ u + cos θ v
+    const kernels::der::MaterialFrame<double> m =  // §5, the kernels' formula
+        kernels::der::material_frame(to_kernel(f.t[j]), to_kernel(f.u[j]), s.theta[j]);
+    f.m1[j] = from_kernel(m.m1);
+    f.m2[j] = from_kernel(m.m2);
   }
   if (s.closed) {  // one more transport, from the last edge back onto edge 0
     const Vec3 w = parallel_transport(f.u[n_edges - 1], f.t[n_edges - 1], f.t[0]);
@@ -80,8 +87,8 @@ RodState moved_to(const RodState& s, std::span<const Vec3> new_x) {
   out.x.assign(new_x.begin(), new_x.end());
   const Vec3 t_old = (s.x[1] - s.x[0]).normalized();
   const Vec3 t_new = (out.x[1] - out.x[0]).normalized();
-  out.u0 = parallel_transport(s.u0, t_old, t_new);
-  out.u0 = (out.u0 - out.u0.dot(t_new) * t_new).normalized();  // keep it exactly adapted
+  out.u0 =
+      from_kernel(kernels::der::transport_u0(to_kernel(s.u0), to_kernel(t_old), to_kernel(t_new)));
   return out;
 }
 

@@ -1,4 +1,6 @@
 #include "reference/der/der_implicit.hpp"
+#include "der/der_forces.hpp"
+#include "reference/eigen_bridge.hpp"
 
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
@@ -23,18 +25,12 @@ void add_stretching(const DynamicRod& rod, std::vector<Vec3>& force, Triplets& h
   const double ea = rod.stretching_stiffness;
   for (int j = 0; j < r.edge_count(); ++j) {
     const int a = j, b = r.vertex_after(j);
-    const Vec3 d = rod.state.x[b] - rod.state.x[a];
-    const double length = d.norm(), rest = r.edge_length[j];
-    const Vec3 dir = d / length;
-    // E = ½ EA (L - L0)² / L0: ∂E/∂x_b = EA (L - L0) / L0 · d̂.
-    const Vec3 g = ea * (length - rest) / rest * dir;
+    // E = ½ EA (L - L0)² / L0, its gradient and PSD Hessian block: the kernels' formulas.
+    const kernels::Vector3<double> d = bridge::to_kernel(rod.state.x[b] - rod.state.x[a]);
+    const Vec3 g = bridge::from_kernel(kernels::der::stretching_gradient(d, r.edge_length[j], ea));
     force[a] += g;
     force[b] -= g;
-    // ∂²E/∂x_b² = EA/L0 [d̂d̂ᵀ + (1 - L0/L)(I - d̂d̂ᵀ)]; the second term only while stretched
-    // (compressed, it is negative: dropped to keep H positive semi-definite).
-    const Mat3 outer = dir * dir.transpose();
-    const Mat3 k =
-        ea / rest * (outer + std::max(0.0, 1 - rest / length) * (Mat3::Identity() - outer));
+    const Mat3 k = bridge::from_kernel(kernels::der::stretching_hessian(d, r.edge_length[j], ea));
     add_block(hessian, a, a, k);
     add_block(hessian, b, b, k);
     add_block(hessian, a, b, -k);

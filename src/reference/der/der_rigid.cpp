@@ -1,4 +1,5 @@
 #include "reference/der/der_rigid.hpp"
+#include "reference/eigen_bridge.hpp"
 
 #include <Eigen/Dense>
 #include <cmath>
@@ -7,13 +8,8 @@
 #include "hairsim/error.hpp"
 
 namespace hairsim::der {
-namespace {
 
-Mat3 skew(const Vec3& a) {
-  Mat3 m;
-  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
-  return m;
-}
+namespace {
 
 Eigen::Quaterniond rotation_of(const Vec3& phi) {  // exp of a rotation vector
   const double angle = phi.norm();
@@ -90,9 +86,9 @@ ProjectionReport project_with_body(RodWithBody& s, std::vector<Vec3>& x, double 
     Eigen::Matrix<double, 6, 6> d;
     for (int k = 0; k < 2; ++k)
       for (int l = 0; l < 2; ++l)
-        d.block<3, 3>(3 * k, 3 * l) = skew(arm[k]) * inv_inertia * skew(arm[l]).transpose() +
-                                      Mat3::Identity() / b.mass +
-                                      (k == l ? w[last + k] : 0.0) * Mat3::Identity();
+        d.block<3, 3>(3 * k, 3 * l) =
+            bridge::cross_matrix(arm[k]) * inv_inertia * bridge::cross_matrix(arm[l]).transpose() +
+            Mat3::Identity() / b.mass + (k == l ? w[last + k] : 0.0) * Mat3::Identity();
     // Schur complement on the weld rows. B has nonzeros in the first vertex's three columns only.
     std::vector<double> y0(edges), column(edges), solution(edges);
     if (!kernels::thomas_solve(edges, a.lower.data(), a.diag.data(), a.upper.data(), a.c.data(),

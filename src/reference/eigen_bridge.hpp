@@ -1,0 +1,48 @@
+#pragma once
+// The one bridge between the references' Eigen types and the kernels' small types, for the
+// pointwise formulas the references take from kernels/ (written once there, docs/architecture.md):
+// copies of at most 16 doubles, inline.
+#include <Eigen/Core>
+
+#include "common/matrix3.hpp"
+#include "common/small_matrix.hpp"
+#include "common/vector3.hpp"
+
+namespace hairsim::bridge {
+
+inline kernels::Vector3<double> to_kernel(const Eigen::Vector3d& v) {
+  return {v.x(), v.y(), v.z()};
+}
+inline Eigen::Vector3d from_kernel(const kernels::Vector3<double>& v) {
+  return {v.x, v.y, v.z};
+}
+inline Eigen::Matrix3d from_kernel(const kernels::Matrix3<double>& m) {
+  Eigen::Matrix3d out;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out(r, c) = m(r, c);
+  return out;
+}
+
+template <int R, int C>
+kernels::Mat<double, R, C> to_small(const Eigen::Matrix<double, R, C>& m) {
+  kernels::Mat<double, R, C> out;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) out(r, c) = m(r, c);
+  return out;
+}
+template <int R, int C>
+Eigen::Matrix<double, R, C> from_small(const kernels::Mat<double, R, C>& m) {
+  Eigen::Matrix<double, R, C> out;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) out(r, c) = m(r, c);
+  return out;
+}
+
+// [a]×, the matrix of x -> a × x.
+inline Eigen::Matrix3d cross_matrix(const Eigen::Vector3d& a) {
+  Eigen::Matrix3d m;
+  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return m;
+}
+
+}  // namespace hairsim::bridge
