@@ -1,25 +1,16 @@
 #pragma once
-// A 3-vector for per-strand kernel math, host and device, float or double. Kept minimal: the
-// reference backend uses Eigen; kernels cannot (device code, and one type for both compilers).
+// The kernels' 3-vector, Vec<T, 3> of the one vocabulary (common/small_matrix.hpp), and the
+// operations written for it component by component (the reference backend uses Eigen; kernels
+// cannot: device code, and one type for both compilers).
 #include <cmath>
 
 #include "common/hd.hpp"
+#include "common/small_matrix.hpp"
 
 namespace hairsim::kernels {
 
 template <class T>
-struct Vector3 {
-  T x = 0, y = 0, z = 0;
-
-  HS_HD Vector3& operator+=(const Vector3& o) {
-    x += o.x, y += o.y, z += o.z;
-    return *this;
-  }
-  HS_HD Vector3& operator-=(const Vector3& o) {
-    x -= o.x, y -= o.y, z -= o.z;
-    return *this;
-  }
-};
+using Vector3 = Vec<T, 3>;
 
 template <class T>
 HS_HD Vector3<T> operator+(const Vector3<T>& a, const Vector3<T>& b) {
@@ -52,6 +43,15 @@ HS_HD Vector3<T> cross(const Vector3<T>& a, const Vector3<T>& b) {
 template <class T>
 HS_HD T norm(const Vector3<T>& a) {
   return std::sqrt(dot(a, a));
+}
+
+// v / |v| (entry by entry, as Eigen's normalized()); 0 stays 0.
+template <class T>
+HS_HD Vector3<T> normalized(Vector3<T> v) {
+  const T length = norm(v);
+  if (length > T(0))
+    for (int k = 0; k < 3; ++k) v[k] = v[k] / length;
+  return v;
 }
 
 }  // namespace hairsim::kernels

@@ -12,11 +12,6 @@ namespace hairsim::kernels::cosserat {
 
 // --- Kinematics (§2.1) -------------------------------------------------------------------------
 
-template <class T>
-HS_HD T norm3(const V3<T>& v) {
-  return std::sqrt(dot(v, v));
-}
-
 // std::sin(θ/2)/θ and (θ/2 std::cos(θ/2) - std::sin(θ/2))/θ³, with the reference's series below 0.1
 // rad.
 template <class T>
@@ -40,12 +35,12 @@ HS_HD T half_sinc_derivative_over_theta(T theta) {
 // Eqs. (4)-(5).
 template <class T>
 HS_HD V4<T> quaternion(const V3<T>& w) {
-  const T theta = norm3(w), s = half_sinc(theta);
+  const T theta = norm(w), s = half_sinc(theta);
   return {{{std::cos(T(0.5) * theta)}, {s * w[0]}, {s * w[1]}, {s * w[2]}}};
 }
 template <class T>
 HS_HD Mat<T, 4, 3> quaternion_jacobian(const V3<T>& w) {
-  const T theta = norm3(w), s = half_sinc(theta), d = half_sinc_derivative_over_theta(theta);
+  const T theta = norm(w), s = half_sinc(theta), d = half_sinc_derivative_over_theta(theta);
   Mat<T, 4, 3> j;
   for (int c = 0; c < 3; ++c) {
     j(0, c) = T(-0.5) * s * w[c];
@@ -56,7 +51,7 @@ HS_HD Mat<T, 4, 3> quaternion_jacobian(const V3<T>& w) {
 template <class T>
 HS_HD V3<T> director(const V4<T>& q) {
   const T w = q[0], x = q[1], y = q[2], z = q[3];
-  return {{{T(2) * (x * z + w * y)}, {T(2) * (y * z - w * x)}, {w * w - x * x - y * y + z * z}}};
+  return {T(2) * (x * z + w * y), T(2) * (y * z - w * x), w * w - x * x - y * y + z * z};
 }
 template <class T>
 HS_HD Mat<T, 3, 4> director_jacobian(const V4<T>& q) {

@@ -79,12 +79,9 @@ HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x, const Pose<T>& p
   if (loads.collider_count == 0) return gap;
   const V3<T> local = pose.to_head(x);
   for (int c = 0; c < loads.collider_count; ++c) {
-    const SignedDistance<T> sd =
-        signed_distance(loads.colliders[c], Vector3<T>{local[0], local[1], local[2]});
+    const SignedDistance<T> sd = signed_distance(loads.colliders[c], local);
     const T value = sd.distance - loads.contact_thickness;
-    if (value < gap.value)
-      gap = {value, pose.r() * V3<T>{{{sd.normal.x}, {sd.normal.y}, {sd.normal.z}}},
-             loads.colliders[c].friction};
+    if (value < gap.value) gap = {value, pose.r() * sd.normal, loads.colliders[c].friction};
   }
   return gap;
 }

@@ -56,8 +56,8 @@ HS_HD V3<T> rotation_vector(const M3<T>& m) {
     q[1 + j] = (m(j, i) + m(i, j)) * t;
     q[1 + k] = (m(k, i) + m(i, k)) * t;
   }
-  const V3<T> v{{{q[1]}, {q[2]}, {q[3]}}};
-  const T n = norm3(v);
+  const V3<T> v{q[1], q[2], q[3]};
+  const T n = norm(v);
   if (!(n > T(0))) return V3<T>::zero();
   const T angle = T(2) * std::atan2(n, q[0] < T(0) ? -q[0] : q[0]);
   return ((q[0] < T(0) ? -angle : angle) / n) * v;
@@ -66,7 +66,7 @@ HS_HD V3<T> rotation_vector(const M3<T>& m) {
 // |ω| <= π (the reference's `wrapped`).
 template <class T>
 HS_HD V3<T> wrapped(const V3<T>& w) {
-  const T theta = norm3(w);
+  const T theta = norm(w);
   const T pi = kernels::pi<T>();
   if (theta <= pi) return w;
   const T reduced = std::remainder(theta, T(2) * pi);
@@ -79,7 +79,7 @@ HS_HD void place_root(const Strand<T>& st, const Pose<T>& pose) {
   const auto& a = st.a;
   M3<T> r;
   for (int k = 0; k < 9; ++k) r[k] = pose.rotation[k];
-  const V3<T> t{{{pose.translation[0]}, {pose.translation[1]}, {pose.translation[2]}}};
+  const V3<T> t{pose.translation[0], pose.translation[1], pose.translation[2]};
   st.set(a.config, 0, r * st.template get<3, 1>(a.root_rest, 0) + t);
   st.set(a.config, 1, rotation_vector(r * st.template get<3, 3>(a.frame_rest, 0)));
 }
@@ -118,15 +118,6 @@ HS_HD T line_search(const Strand<T>& st, T dt, const Loads<T>& loads) {
   return T(0);
 }
 
-// v / |v| (entry by entry, as Eigen's normalized()); 0 stays 0.
-template <class T>
-HS_HD V3<T> normalized(V3<T> v) {
-  const T length = norm3(v);
-  if (length > T(0))
-    for (int k = 0; k < 3; ++k) v[k] = v[k] / length;
-  return v;
-}
-
 // C_j = D_j + d m_j I and D_j w_j at the step's start (the reference's step_start): D_j the
 // drag ℓ_j [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ], t the normalised mean of the adjacent segments' directions.
 template <class T>
@@ -136,19 +127,13 @@ HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
   const Strided<T> l = st.rows(a.length);
   for (int j = 0; j < n; ++j) {
     const V3<T> x = st.template get<3, 1>(a.x, j);
-    auto tangent = [](const V3<T>& e) {
-      const V3<T> u = normalized(e);
-      return Vector3<T>{u[0], u[1], u[2]};
-    };
     const Matrix3<T> drag = kernels::drag_matrix(
-        j > 0 ? tangent(x - st.template get<3, 1>(a.x, j - 1)) : Vector3<T>{},
-        j + 1 < n ? tangent(st.template get<3, 1>(a.x, j + 1) - x) : Vector3<T>{},
+        j > 0 ? normalized(x - st.template get<3, 1>(a.x, j - 1)) : Vector3<T>{},
+        j + 1 < n ? normalized(st.template get<3, 1>(a.x, j + 1) - x) : Vector3<T>{},
         j > 0 ? l[j - 1] : T(0), j + 1 < n ? l[j] : T(0), loads.drag_normal, loads.drag_tangent);
-    M3<T> d;
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) d(r, c) = drag(r, c);
-    const Vector3<T> w = loads.wind.at({x[0], x[1], x[2]}, loads.time);
-    const V3<T> wv{{{w.x}, {w.y}, {w.z}}};
+    const M3<T>& d = drag;
+    const Vector3<T> w = loads.wind.at(x, loads.time);
+    const V3<T> wv = w;
     st.set(a.resistance, j, d + (loads.damping * st.rows(a.mass)[j]) * M3<T>::identity());
     st.set(a.air_force, j, d * wv);
   }
@@ -165,9 +150,9 @@ HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
 template <class T>
 HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
   const Strided<T> p = st.rows(st.a.step), l = st.rows(st.a.length);
-  T bound = norm3(V3<T>{{{p[0]}, {p[1]}, {p[2]}}});
+  T bound = norm(V3<T>{p[0], p[1], p[2]});
   for (int i = 0; i < st.segments(); ++i)
-    bound += l[i] * norm3(V3<T>{{{p[3 + 3 * i]}, {p[4 + 3 * i]}, {p[5 + 3 * i]}}});
+    bound += l[i] * norm(V3<T>{p[3 + 3 * i], p[4 + 3 * i], p[5 + 3 * i]});
   const T epsilon = kernels::epsilon<T>();
   return (alpha < T(0) ? -alpha : alpha) * bound < T(16) * epsilon * coordinate_scale;
 }
@@ -197,7 +182,7 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
   const int size = 3 * st.vertices();
   T coordinate_scale = 0;  // max |x_j| at the step's start
   for (int v = 0; v < st.vertices(); ++v) {
-    const T r = norm3(st.template get<3, 1>(a.start_x, v));
+    const T r = norm(st.template get<3, 1>(a.start_x, v));
     coordinate_scale = r > coordinate_scale ? r : coordinate_scale;
   }
   for (int it = 0;; ++it) {

@@ -153,9 +153,8 @@ FoldRun shaken_demo_strands(const std::string& bending_strain) {
     const auto head = models::cosserat_loads<double>(sc.setup, t);  // the pose at t + Δt
     for (int s = 0; s < 2; ++s) {
       for (const cosserat::Vec3& p : batch.positions(s))
-        run.deepest =
-            std::max(run.deepest,
-                     -kernels::cosserat::contact_gap(head, {{{p.x()}, {p.y()}, {p.z()}}}).value);
+        run.deepest = std::max(run.deepest,
+                               -kernels::cosserat::contact_gap(head, {p.x(), p.y(), p.z()}).value);
       const auto st = kernels::cosserat::strand_of(batch.arrays(), s);
       for (int i = 1; i < st.segments(); ++i) {
         const auto a = st.template get<4, 1>(st.a.q, i - 1), b = st.template get<4, 1>(st.a.q, i);
