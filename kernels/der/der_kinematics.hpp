@@ -3,6 +3,7 @@
 // the Bishop and material frames and the material curvatures, from the positions and θ.
 #include <cmath>
 
+#include "common/constants.hpp"
 #include "der/der_arrays.hpp"
 
 namespace hairsim::kernels::der {
@@ -44,6 +45,15 @@ struct MaterialCurvature {
 template <class T>
 HS_HD MaterialCurvature<T> material_curvature(const Vector3<T>& kb, const MaterialFrame<T>& m) {
   return {dot(kb, m.m2), -dot(kb, m.m1)};
+}
+
+// The angle θ at which an edge's material vector cos θ u + sin θ v is `m1` (u, v its Bishop
+// frame), unwrapped to the turn nearest `near`: how a clamp holds θ (§5.1).
+template <class T>
+HS_HD T material_angle(const Vector3<T>& m1, const Vector3<T>& u, const Vector3<T>& v, T near) {
+  const T angle = std::atan2(dot(m1, v), dot(m1, u));
+  const T turn = T(2) * pi<T>();
+  return angle + turn * std::floor((near - angle) / turn + T(0.5));
 }
 
 // u⁰ carried in time (§4.2.2): parallel-transported from the old first tangent to the new one,

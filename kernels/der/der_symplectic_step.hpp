@@ -40,10 +40,8 @@ HS_HD int finish_step(const Strand<T>& st, const DerStepParameters<T>& p,
   a.u0[0][st.s] = u0.x, a.u0[1][st.s] = u0.y, a.u0[2][st.s] = u0.z;
   const Vector3<T> m1 = p.head.rotate({st.strand_value(a.root_m1[0]), st.strand_value(a.root_m1[1]),
                                        st.strand_value(a.root_m1[2])});
-  const T angle = std::atan2(dot(m1, cross(new_t0, u0)), dot(m1, u0));
-  const T turn = T(2) * pi<T>();
   T& theta0 = a.theta[st.s];
-  theta0 = angle + turn * std::floor((theta0 - angle) / turn + T(0.5));
+  theta0 = material_angle(m1, u0, cross(new_t0, u0), theta0);
   compute_frames(st);
   return solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
 }

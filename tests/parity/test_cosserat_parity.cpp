@@ -72,7 +72,7 @@ void expect_counts_close(const ParityResult& r) {
 
 TEST(CosseratParity, KernelsFollowTheReferenceInDouble) {
   // Centerline deviation <= 1e-9 L after 200 steps (issue 17's parity bound; measured
-  // 4.4e-10 L); PCG and Newton iterations within a few percent (measured: identical), printed,
+  // 4.1e-10 L); PCG and Newton iterations within a few percent (measured: identical), printed,
   // never asserted equal: a faster variant may sum in another order.
   const ParityResult r = run_parity<double>(hair_settings());
   std::cout << "double: " << r.worst_over_length << " L; PCG iterations " << r.kernel_pcg
@@ -98,7 +98,7 @@ TEST(CosseratParity, BlockDiagonalPreconditionerToo) {
   // residual 1e-2 of the right-hand side. Measured at the default tolerances: the counts differed
   // by 73 of 237,873 (a residual within round-off of the threshold ends a solve one iteration
   // earlier or later) and the inexact solves carried those differences along (6.5e-6 L). Solved
-  // to 1e-10 of the right-hand side the two agree to 8e-13 L, the counts within 0.04 %.
+  // to 1e-10 of the right-hand side the two agree to 5.5e-12 L, the counts within 0.04 %.
   cosserat::SolverSettings s = hair_settings();
   s.preconditioner = cosserat::PreconditionerKind::block_diagonal;
   s.pcg.relative_tolerance = 1e-10;
@@ -111,7 +111,7 @@ TEST(CosseratParity, BlockDiagonalPreconditionerToo) {
 
 TEST(CosseratParity, SineBendingStrainToo) {
   // The paper's printed eq. (29) (the sine measure) through the same kernels: double to 1e-8 L
-  // (measured 2.8e-9 L: the sine's saturation makes these systems worse conditioned), PCG and
+  // (measured 1.3e-9 L: the sine's saturation makes these systems worse conditioned), PCG and
   // Newton iterations within a few percent.
   const ParityResult r = run_parity<double>(hair_settings(), cosserat::BendingStrain::sine);
   std::cout << "sine measure: " << r.worst_over_length << " L; PCG iterations " << r.kernel_pcg
@@ -148,8 +148,7 @@ TEST(CosseratParity, SimulatorCpuFollowsTheReference) {
             << f.max_deviation_over_length << " L; roots moved " << d.max_root_motion << " m\n";
   EXPECT_LE(d.max_deviation_over_length, 1e-8);
   // Solved this tightly PCG ends near its round-off floor, where the two implementations' sums
-  // differ: counts within 1 % (measured 0.45 %), positions the same to 3e-12 L. The exact count
-  // equality is KernelsFollowTheReferenceInDouble's, at the default tolerances.
+  // differ: counts within 1 % (measured 0.45 %), positions the same to 4.1e-12 L.
   EXPECT_NEAR(double(d.pcg_iterations) / double(d.reference_pcg_iterations), 1.0, 1e-2);
   EXPECT_LE(f.max_deviation_over_length, 2e-3);
   EXPECT_GT(d.max_root_motion, 0.03);  // the head carried the roots

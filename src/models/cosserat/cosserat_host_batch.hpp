@@ -13,12 +13,6 @@
 
 namespace hairsim::engine {
 
-// The kernels' bending strain measure of the reference's.
-inline kernels::cosserat::BendingStrain kernel_measure(cosserat::BendingStrain m) {
-  return m == cosserat::BendingStrain::sine ? kernels::cosserat::BendingStrain::sine
-                                            : kernels::cosserat::BendingStrain::tangent;
-}
-
 // Strand s from a reference rod with a clamped root (its rest shape, material and state; the
 // root clamp's pose at t = 0 as the rest pose the head moves). The rod's bending strain measure
 // must be the batch's.
@@ -30,7 +24,7 @@ void load_strand(const HostBatch<kernels::cosserat::CosseratBatch<T>>& batch, in
   const kernels::cosserat::CosseratBatchArrays<T>& a = batch.arrays();
   if (rod.rest.vertex_count() != n) throw Error(where, "vertex count differs");
   if (!rod.root.active) throw Error(where, "the engine's strands have clamped roots");
-  if (kernel_measure(rod.rest.bending_strain) != a.bending_strain)
+  if (rod.rest.bending_strain != a.bending_strain)
     throw Error(where, "bending strain measure differs from the batch's");
   // Row `row` of strand s in an array of `rows` rows per strand.
   auto put = [&](T* array, int rows, int row, double value) {
@@ -73,7 +67,7 @@ class CosseratHostBatch : public HostBatch<kernels::cosserat::CosseratBatch<T>> 
     a.strands = strand_count;
     a.vertices = vertex_count;
     a.tile_width = tile_width;
-    a.bending_strain = kernel_measure(measure);
+    a.bending_strain = measure;
     return a;
   }
   using HostBatch<Batch>::arrays;

@@ -21,10 +21,8 @@ kernels::FrictionTerm<double> friction_term(const FrictionContact& c, const Kine
 }
 
 // f(a, b) = vec(conj(a) ⊗ b) = a_w b_v - b_w a_v - a_v × b_v is bilinear; its derivatives
-// ∂f/∂a = [b_v | -b_w I + [b_v]×], ∂f/∂b = [-a_v | a_w I - [a_v]×] are the kernels'.
-Mat34 d_vec_d_first(const Vec4& b) {
-  return bridge::from_small(kernels::cosserat::d_vec_d_first(to_small(b)));
-}
+// ∂f/∂a = [b_v | -b_w I + [b_v]×], ∂f/∂b = [-a_v | a_w I - [a_v]×] are the kernels' (the first
+// used through darboux()).
 Mat34 d_vec_d_second(const Vec4& a) {
   return bridge::from_small(kernels::cosserat::d_vec_d_second(to_small(a)));
 }
@@ -47,24 +45,16 @@ RotationalTerm rotational_term(const StepStart& start, const Vec4& q, int segmen
 
 }  // namespace
 
+// Eq. (29) with q_k taken on q_{k-1}'s side, in either measure: the kernels' formula
+// (kernels/cosserat/cosserat_kinematics.hpp).
 Darboux darboux(const Vec4& q_prev, const Vec4& q_next, double voronoi, BendingStrain measure) {
-  // q and -q are one rotation: take q_k on q_{k-1}'s side so that Ω is the relative rotation
-  // (eq. 29 itself changes sign with q_k). The sine measure is smooth unless adjacent frames
-  // differ by π; the tangent one (Ω / c, c = q_{k-1} · q_k = cos(θ/2)) is even in q_k.
-  const double sign = q_prev.dot(q_next) < 0 ? -1.0 : 1.0;
-  const Vec4 next = sign * q_next;
-  Darboux d;
-  d.value = relative_rotation(q_prev, q_next) / voronoi;
-  d.d_prev = (2 / voronoi) * d_vec_d_first(next);
-  d.d_next = (2 * sign / voronoi) * d_vec_d_second(q_prev);
-  if (measure == BendingStrain::sine) return d;
-  // Ω_tan = Ω / c: ∂Ω_tan = ∂Ω / c - Ω ∂c / c², ∂c/∂q_{k-1} = nextᵀ, ∂c/∂q_k = sign q_{k-1}ᵀ.
-  // c is held above ε (θ within ~1e-16 of π, an energy ~1e32 of a unit bend's).
-  const double c = std::max(q_prev.dot(next), std::numeric_limits<double>::epsilon());
-  d.d_prev = d.d_prev / c - d.value * next.transpose() / (c * c);
-  d.d_next = d.d_next / c - sign * d.value * q_prev.transpose() / (c * c);
-  d.value /= c;
-  return d;
+  const kernels::cosserat::Darboux<double> d =
+      kernels::cosserat::darboux(to_small(q_prev), to_small(q_next), voronoi, measure);
+  Darboux out;
+  out.value = bridge::from_small(d.value);
+  out.d_prev = bridge::from_small(d.d_prev);
+  out.d_next = bridge::from_small(d.d_next);
+  return out;
 }
 
 EnergyTerms potential_energy(const Kinematics& k, const RestShape& rest, const Vec3& gravity) {

@@ -35,19 +35,16 @@ Mat3 frame(const Vec4& q) {
 }
 
 Vec3 rotation_vector(const Mat3& r) {
-  const Eigen::AngleAxisd a(r);
-  return a.angle() * a.axis();
+  return from_small(kernels::cosserat::rotation_vector(to_small(r)));
 }
 
 Vec3 wrapped(const Vec3& omega) {
   return from_small(kernels::cosserat::wrapped(to_small(omega)));
 }
 
-Vec3 relative_rotation(const Vec4& a, const Vec4& b_in) {
-  const Vec4 b = a.dot(b_in) < 0 ? Vec4(-b_in) : b_in;
-  // vec(conj(a) ⊗ b) = a_w b_v - b_w a_v - a_v × b_v.
-  const Vec3 av = a.tail<3>(), bv = b.tail<3>();
-  return 2 * (a(0) * bv - b(0) * av - av.cross(bv));
+// 2 vec(conj(a) ⊗ b) = 2 (a_w b_v - b_w a_v - a_v × b_v), b on a's hemisphere.
+Vec3 relative_rotation(const Vec4& a, const Vec4& b) {
+  return from_small(kernels::cosserat::relative_rotation(to_small(a), to_small(b)));
 }
 
 Kinematics kinematics(const VecX& s, const RestShape& rest) {

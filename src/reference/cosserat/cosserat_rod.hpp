@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "cosserat/cosserat_arrays.hpp"
+
 namespace hairsim::cosserat {
 
 using Vec3 = Eigen::Vector3d;
@@ -30,7 +32,8 @@ using VecX = Eigen::VectorXd;
 // `sine`, the printed formula, 2 sin(θ/2) n / l̄ (it saturates at θ = π and jumps there as the
 // quaternion hemisphere flips); `tangent`, 2 tan(θ/2) n / l̄ (DER's curvature binormal; the energy
 // grows without bound towards θ = π). Both are second-order accurate; docs/models/cosserat.md.
-enum class BendingStrain { sine, tangent };
+// The kernels' enum: one definition.
+using BendingStrain = kernels::cosserat::BendingStrain;
 // "sine" or "tangent"; throws Error(where, ...) on anything else.
 BendingStrain parse_bending_strain(const std::string& name, const std::string& where);
 const char* to_string(BendingStrain measure);

@@ -10,8 +10,9 @@
 
 namespace hairsim::der {
 
-Vec3 curvature_binormal(const Vec3& e_prev, const Vec3& e_next) {
-  return 2.0 * e_prev.cross(e_next) / (e_prev.norm() * e_next.norm() + e_prev.dot(e_next));
+Vec3 curvature_binormal(const Vec3& e_prev, const Vec3& e_next) {  // eq. (1), the kernels'
+  return bridge::from_kernel(
+      kernels::der::curvature_binormal(bridge::to_kernel(e_prev), bridge::to_kernel(e_next)));
 }
 
 // Rotation about b = t1 x t2 by the angle between t1 and t2 (Rodrigues with the half-angle form

@@ -4,7 +4,9 @@
 #include <numbers>
 
 #include "common/thomas.hpp"
+#include "der/der_kinematics.hpp"
 #include "reference/der/der_rod.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::der {
 namespace {
@@ -166,9 +168,8 @@ std::vector<Vec3> elastic_forces(const RodState& s, const Frames& f, const RestS
 }
 
 double angle_to_material_vector(const Frames& f, int edge, const Vec3& m1, double near) {
-  const double angle = std::atan2(m1.dot(f.v[edge]), m1.dot(f.u[edge]));
-  const double two_pi = 2 * std::numbers::pi;
-  return angle + two_pi * std::round((near - angle) / two_pi);
+  return kernels::der::material_angle(bridge::to_kernel(m1), bridge::to_kernel(f.u[edge]),
+                                      bridge::to_kernel(f.v[edge]), near);
 }
 
 }  // namespace hairsim::der
