@@ -9,6 +9,7 @@
 
 #include "common/wind.hpp"
 #include "cosserat/cosserat_strand.hpp"
+#include "engine/head_pose.hpp"
 #include "models/cosserat/cosserat_engine.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
 
@@ -80,16 +81,10 @@ inline std::vector<cosserat::CosseratRod> reference_rods(
   return rods;
 }
 
-// The head pose the kernels take at time t: x -> R(t) x + c + T(t) - R(t) c.
+// The head pose the kernels take at time t.
 template <class T>
-kernels::cosserat::Pose<T> pose_at(double t) {
-  const ClampMotion m = head_motion();
-  const Eigen::Matrix3d r = m.rotation(t);
-  const Vec3 translation = *m.center + m.translation(t) - r * *m.center;
-  kernels::cosserat::Pose<T> pose;
-  for (int k = 0; k < 9; ++k) pose.rotation[k] = T(r(k / 3, k % 3));
-  for (int k = 0; k < 3; ++k) pose.translation[k] = T(translation(k));
-  return pose;
+kernels::RigidPose<T> pose_at(double t) {
+  return engine::head_pose<T>(head_motion(), t);
 }
 
 // The kernels' loads for the step from time t (the head at t + Δt).

@@ -3,32 +3,11 @@
 // drag in a wind, and the colliders by an implicit penalty with lagged, smoothed Coulomb friction.
 #include "common/colliders.hpp"
 #include "common/friction.hpp"
+#include "common/rigid_pose.hpp"
 #include "common/wind.hpp"
 #include "cosserat/cosserat_kinematics.hpp"
 
 namespace hairsim::kernels::cosserat {
-
-// The head's rigid pose: x -> rotation x + translation (rotation row-major).
-template <class T>
-struct Pose {
-  T rotation[9] = {T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)};
-  T translation[3] = {T(0), T(0), T(0)};
-  HS_HD M3<T> r() const {
-    M3<T> m;
-    for (int k = 0; k < 9; ++k) m[k] = rotation[k];
-    return m;
-  }
-  HS_HD V3<T> to_head(const V3<T>& x) const {
-    V3<T> d = x;
-    for (int k = 0; k < 3; ++k) d[k] -= translation[k];
-    return transpose_times(r(), d);
-  }
-  HS_HD V3<T> to_world(const V3<T>& local) const {
-    V3<T> x = r() * local;
-    for (int k = 0; k < 3; ++k) x[k] += translation[k];
-    return x;
-  }
-};
 
 // External loads of a step: gravity, the linear resistance the reference takes implicitly
 // (cosserat::CosseratRod): viscous damping -d m ṗ and air drag -ℓ [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ] (ṗ - w),
@@ -40,8 +19,8 @@ struct Loads {
   T drag_normal = 0, drag_tangent = 0;  // N s/m²
   WindField<T> wind;                    // evaluated at the step's start
   T time = 0;                           // s, the step's start (the wind's clock)
-  Pose<T> head;                         // at the step's end
-  Pose<T> head_start;                   // at the step's start (friction's lagged contacts)
+  RigidPose<T> head;                    // at the step's end
+  RigidPose<T> head_start;              // at the step's start (friction's lagged contacts)
   // Colliders (head frame) by an implicit penalty, not the reference's active set: a free
   // vertex with gap c = φ - δ < 0 adds ½ k_j c², k_j = κ m_j / Δt², so that it penetrates by about
   // (v Δt + g Δt²) / κ: 1e-7 m for 1 m/s at 1 ms with κ = 1e4 (docs/models/cosserat.md; the
@@ -74,14 +53,14 @@ struct Gap {
   T friction;
 };
 template <class T>
-HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x, const Pose<T>& pose) {
+HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x, const RigidPose<T>& pose) {
   Gap<T> gap{T(1), V3<T>::zero(), T(0)};
   if (loads.collider_count == 0) return gap;
-  const V3<T> local = pose.to_head(x);
+  const V3<T> local = pose.apply_inverse(x);
   for (int c = 0; c < loads.collider_count; ++c) {
     const SignedDistance<T> sd = signed_distance(loads.colliders[c], local);
     const T value = sd.distance - loads.contact_thickness;
-    if (value < gap.value) gap = {value, pose.r() * sd.normal, loads.colliders[c].friction};
+    if (value < gap.value) gap = {value, pose.rotate(sd.normal), loads.colliders[c].friction};
   }
   return gap;
 }
@@ -107,7 +86,7 @@ HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, T dt) {
     const V3<T> x = st.template get<3, 1>(st.a.start_x, v);
     const Gap<T> gap = v >= 2 ? contact_gap(loads, x, loads.head_start) : Gap<T>{T(1), {}, T(0)};
     if (gap.value < T(0) && gap.friction > T(0)) {
-      const V3<T> anchor = loads.head.to_world(loads.head_start.to_head(x));
+      const V3<T> anchor = loads.head.apply(loads.head_start.apply_inverse(x));
       for (int k = 0; k < 3; ++k) f[k] = gap.normal[k], f[3 + k] = anchor[k];
       f[6] = gap.friction * contact_stiffness(st, loads, dt, v) * -gap.value;
       f[7] = stick_length(loads.stick_speed, dt, f[6], st.rows(st.a.mass)[v]);

@@ -73,15 +73,12 @@ HS_HD V3<T> wrapped(const V3<T>& w) {
   return (reduced / theta) * w;
 }
 
-// Root vertex and segment 0's frame at the head pose: p_0 = R p_0,rest + t, frame = R frame_rest.
+// Root vertex and segment 0's frame at the head pose: p_0 = pose(p_0,rest), frame = R frame_rest.
 template <class T>
-HS_HD void place_root(const Strand<T>& st, const Pose<T>& pose) {
+HS_HD void place_root(const Strand<T>& st, const RigidPose<T>& pose) {
   const auto& a = st.a;
-  M3<T> r;
-  for (int k = 0; k < 9; ++k) r[k] = pose.rotation[k];
-  const V3<T> t{pose.translation[0], pose.translation[1], pose.translation[2]};
-  st.set(a.config, 0, r * st.template get<3, 1>(a.root_rest, 0) + t);
-  st.set(a.config, 1, rotation_vector(r * st.template get<3, 3>(a.frame_rest, 0)));
+  st.set(a.config, 0, pose.apply(st.template get<3, 1>(a.root_rest, 0)));
+  st.set(a.config, 1, rotation_vector(pose.rotation() * st.template get<3, 3>(a.frame_rest, 0)));
 }
 
 // The merit's value (no constraints: E) at the current kinematics.

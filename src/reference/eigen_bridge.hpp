@@ -5,8 +5,10 @@
 #include <Eigen/Core>
 
 #include "common/matrix3.hpp"
+#include "common/rigid_pose.hpp"
 #include "common/small_matrix.hpp"
 #include "common/vector3.hpp"
+#include "hairsim/motion.hpp"
 
 namespace hairsim::bridge {
 
@@ -36,6 +38,20 @@ Eigen::Matrix<double, R, C> from_small(const kernels::Mat<double, R, C>& m) {
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) out(r, c) = m(r, c);
   return out;
+}
+
+// The pose a motion gives at time t, about its centre (the origin when unset), in the kernels'
+// form: the one pose of heads, clamps' colliders and obstacles (kernels/common/rigid_pose.hpp).
+template <class T>
+kernels::RigidPose<T> rigid_pose(const ClampMotion& motion, double t) {
+  kernels::RigidPose<T> pose;
+  const Eigen::Matrix3d r = motion.rotation(t);
+  const Eigen::Vector3d c = motion.center.value_or(Eigen::Vector3d::Zero());
+  const Eigen::Vector3d d = motion.translation(t);
+  for (int k = 0; k < 3; ++k) pose.row[k] = {T(r(k, 0)), T(r(k, 1)), T(r(k, 2))};
+  pose.center = {T(c.x()), T(c.y()), T(c.z())};
+  pose.translation = {T(d.x()), T(d.y()), T(d.z())};
+  return pose;
 }
 
 // [a]×, the matrix of x -> a × x.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/head_pose.hpp"
 #include "hairsim/error.hpp"
 
 namespace hairsim::models {
@@ -98,8 +99,8 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.drag_tangent = T(setup.drag_tangent);
   loads.wind = kernels::convert<T>(engine::kernel_wind(setup.wind));
   loads.time = T(t);
-  loads.head = cosserat_head_pose<T>(setup.head, t + setup.dt);
-  loads.head_start = cosserat_head_pose<T>(setup.head, t);
+  loads.head = engine::head_pose<T>(setup.head, t + setup.dt);
+  loads.head_start = engine::head_pose<T>(setup.head, t);
   loads.stick_speed = T(engine::settings_of<CosseratSettings>(setup).stick_speed);
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   loads.collider_count = int(colliders.size());
@@ -112,18 +113,5 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
 }
 template kernels::cosserat::Loads<float> cosserat_loads(const HairSetup&, double);
 template kernels::cosserat::Loads<double> cosserat_loads(const HairSetup&, double);
-
-template <class T>
-kernels::cosserat::Pose<T> cosserat_head_pose(const ClampMotion& head, double t) {
-  const Eigen::Matrix3d r = head.rotation(t);
-  const Eigen::Vector3d c = head.center.value_or(Eigen::Vector3d::Zero());
-  const Eigen::Vector3d translation = c + head.translation(t) - r * c;
-  kernels::cosserat::Pose<T> pose;
-  for (int k = 0; k < 9; ++k) pose.rotation[k] = T(r(k / 3, k % 3));
-  for (int k = 0; k < 3; ++k) pose.translation[k] = T(translation(k));
-  return pose;
-}
-template kernels::cosserat::Pose<float> cosserat_head_pose(const ClampMotion&, double);
-template kernels::cosserat::Pose<double> cosserat_head_pose(const ClampMotion&, double);
 
 }  // namespace hairsim::models

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cosserat/cosserat_batch.hpp"
+#include "engine/head_pose.hpp"
 #include "engine/simulator.hpp"
 #include "models/cosserat/cosserat_host_batch.hpp"
 #include "models/cosserat/cosserat_model.hpp"
@@ -25,9 +26,6 @@ double contact_ratio(const engine::HairSetup& setup, bool float_precision);
 // vertex arriving at 1 m/s reach, (1 m/s Δt + |g| Δt²) / κ (3.4e-6 m at 1 ms, κ = 300), so that
 // such a vertex stops outside the surface.
 double contact_margin(const engine::HairSetup& setup, bool float_precision);
-// The head's pose at t for the kernels: x -> R(t) x + c + T(t) - R(t) c.
-template <class T>
-kernels::cosserat::Pose<T> cosserat_head_pose(const ClampMotion& head, double t);
 // The kernels' loads of a setup for the step from time t (the head at t + dt).
 template <class T>
 kernels::cosserat::Loads<T> cosserat_loads(const engine::HairSetup& setup, double t);
@@ -57,8 +55,8 @@ class CosseratEngine {
   // The step from t: the head's poses at its start and end, the wind's clock.
   const typename Batch::Parameters& parameters(double t) {
     input_.loads.time = T(t);
-    input_.loads.head = cosserat_head_pose<T>(head_, t + dt_);
-    input_.loads.head_start = cosserat_head_pose<T>(head_, t);
+    input_.loads.head = engine::head_pose<T>(head_, t + dt_);
+    input_.loads.head_start = engine::head_pose<T>(head_, t);
     return input_;
   }
 

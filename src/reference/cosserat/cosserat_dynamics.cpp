@@ -50,35 +50,23 @@ struct Constraint {
   Vec3 normal;       // ∂φ/∂p_v
 };
 
-// The obstacles' frame at time t: x_world = r x_obstacle + shift.
-struct ObstaclePose {
-  Mat3 r = Mat3::Identity();
-  Vec3 shift = Vec3::Zero();
-  Vec3 to_local(const Vec3& x) const { return r.transpose() * (x - shift); }
-  Vec3 to_world(const Vec3& x) const { return r * x + shift; }
-};
-ObstaclePose obstacle_pose(const CosseratRod& rod, double t) {
-  ObstaclePose pose;
-  if (rod.obstacle_motion) {
-    const ClampMotion& m = *rod.obstacle_motion;
-    const Vec3 c = m.center.value_or(Vec3::Zero());
-    pose.r = m.rotation(t);
-    pose.shift = c + m.translation(t) - pose.r * c;
-  }
-  return pose;
+// The obstacles' pose at time t (the identity when they do not move).
+kernels::RigidPose<double> obstacle_pose(const CosseratRod& rod, double t) {
+  return rod.obstacle_motion ? bridge::rigid_pose<double>(*rod.obstacle_motion, t)
+                             : kernels::RigidPose<double>{};
 }
 
-Constraint evaluate_constraint(const CosseratRod& rod, const ObstaclePose& pose, const Vec3& x,
-                               ContactPair pair) {
+Constraint evaluate_constraint(const CosseratRod& rod, const kernels::RigidPose<double>& pose,
+                               const Vec3& x, ContactPair pair) {
   const kernels::SignedDistance<double> d =
-      kernels::signed_distance(rod.obstacles[pair.obstacle], to_kernel(pose.to_local(x)));
-  return {pair, d.distance - rod.contact_thickness, pose.r * from_kernel(d.normal)};
+      kernels::signed_distance(rod.obstacles[pair.obstacle], pose.apply_inverse(to_kernel(x)));
+  return {pair, d.distance - rod.contact_thickness, from_kernel(pose.rotate(d.normal))};
 }
 
 // Every vertex against every obstacle at time t (the obstacles' pose then).
 std::vector<Constraint> evaluate_constraints(const CosseratRod& rod, const std::vector<Vec3>& x,
                                              double t) {
-  const ObstaclePose pose = obstacle_pose(rod, t);
+  const kernels::RigidPose<double> pose = obstacle_pose(rod, t);
   std::vector<Constraint> out;
   for (int o = 0; o < static_cast<int>(rod.obstacles.size()); ++o)
     for (int v = first_free_vertex(rod); v < static_cast<int>(x.size()); ++v)
@@ -303,8 +291,8 @@ Mat3 drag(const CosseratRod& rod, const Kinematics& k, int j) {
 // Friction of the last step's active contacts with μ > 0 and a pushing multiplier: the normal
 // at the step's start, the touched surface point carried by the obstacle to the step's end.
 void add_friction(const CosseratRod& rod, const Kinematics& k, StepStart& start) {
-  const ObstaclePose now = obstacle_pose(rod, rod.time),
-                     next = obstacle_pose(rod, rod.time + start.dt);
+  const kernels::RigidPose<double> now = obstacle_pose(rod, rod.time),
+                                   next = obstacle_pose(rod, rod.time + start.dt);
   for (std::size_t a = 0; a < rod.active.size() && a < rod.contact_force.size(); ++a) {
     const ContactPair pair = rod.active[a];
     const double mu = rod.obstacles[pair.obstacle].friction;
@@ -313,7 +301,7 @@ void add_friction(const CosseratRod& rod, const Kinematics& k, StepStart& start)
     const Constraint c = evaluate_constraint(rod, now, x, pair);
     const double weight = mu * rod.contact_force[a];
     start.friction.push_back(
-        {pair.vertex, c.normal, next.to_world(now.to_local(x)), weight,
+        {pair.vertex, c.normal, from_kernel(next.apply(now.apply_inverse(to_kernel(x)))), weight,
          kernels::stick_length(rod.stick_speed, start.dt, weight, rod.rest.mass[pair.vertex])});
   }
 }

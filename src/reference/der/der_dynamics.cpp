@@ -178,38 +178,22 @@ void add_applied_loads(DynamicRod& rod, const Frames& f, std::vector<Vec3>& forc
   force[last] -= couple;
 }
 
-namespace {
-
-// The colliders' frame at time t: p -> centre + R(t) (p - centre) + translation(t).
-struct ColliderPose {
-  Mat3 r;
-  Vec3 center, translation;
-  Vec3 apply(const Vec3& p) const { return center + r * (p - center) + translation; }
-  Vec3 apply_inverse(const Vec3& p) const {
-    return center + r.transpose() * (p - translation - center);
-  }
-};
-ColliderPose collider_pose(const ClampMotion& m, double t) {
-  return {m.rotation(t), m.center.value_or(Vec3::Zero()), m.translation(t)};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
                       std::vector<bool>& pinned, std::vector<Vec3>* normals,
                       std::vector<double>* offsets) {
-  const ColliderPose now = collider_pose(rod.collider_motion, t + dt),
-                     before = collider_pose(rod.collider_motion, t);
+  const kernels::RigidPose<double> now = bridge::rigid_pose<double>(rod.collider_motion, t + dt),
+                                   before = bridge::rigid_pose<double>(rod.collider_motion, t);
   bool any = false;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (rod.fixed[i]) continue;
     for (const kernels::Collider<double>& c : rod.colliders) {
-      const kernels::Contact<double> k = kernels::contact(c, to_kernel(now.apply_inverse(x[i])));
+      const kernels::Contact<double> k = kernels::contact(c, now.apply_inverse(to_kernel(x[i])));
       if (!k.inside) continue;
-      const Vec3 local = from_kernel(k.surface);
-      x[i] = now.apply(local);
-      const Vec3 surface_velocity = (x[i] - before.apply(local)) / dt;
-      const Vec3 normal = now.r * from_kernel(k.normal);
+      x[i] = from_kernel(now.apply(k.surface));
+      const Vec3 surface_velocity = (x[i] - from_kernel(before.apply(k.surface))) / dt;
+      const Vec3 normal = from_kernel(now.rotate(k.normal));
       rod.velocity[i] = from_kernel(kernels::contact_velocity(
           to_kernel(rod.velocity[i]), to_kernel(surface_velocity), to_kernel(normal), c.friction));
       if (normals) (*normals)[i] = normal;
