@@ -84,10 +84,9 @@ HS_HD void elastic_forces(const Strand<T>& st) {
       dE_dkb += b1 * m2.get(j) - b2 * m1.get(j);  // ∂ω/∂κb = [m2ᵀ; -m1ᵀ]
       c[j] += b1 * w2 - b2 * w1;                  // (B(ω - ω̄))ᵀ (-J ω)
     }
-    // Transposed Jacobians of eq. (1) applied to ∂E/∂κb (reference: curvature_binormal_jacobian).
-    const T la = norm(ea), lb = norm(eb), denom = la * lb + dot(ea, eb), kd = dot(b, dE_dkb);
-    const Vector3<T> ga = (T(2) * cross(eb, dE_dkb) - kd * ((lb / la) * ea + eb)) / denom;
-    const Vector3<T> gb = (T(-2) * cross(ea, dE_dkb) - kd * ((la / lb) * eb + ea)) / denom;
+    // Transposed Jacobians of eq. (1) applied to ∂E/∂κb.
+    const CurvatureBinormalGradient<T> g = curvature_binormal_transpose_times(ea, eb, b, dE_dkb);
+    const Vector3<T>&ga = g.prev_edge, &gb = g.next_edge;
     f.set(i - 1, f.get(i - 1) + ga);  // force = -gradient
     f.set(i, f.get(i) - ga + gb);
     f.set(i + 1, f.get(i + 1) - gb);
@@ -95,11 +94,10 @@ HS_HD void elastic_forces(const Strand<T>& st) {
   T suffix = 0;  // Σ_{j>=k} c_j
   for (int k = n_edges - 1; k >= 1; --k) {
     suffix += c[k];
-    const Vector3<T> b = kb.get(k);
-    const Vector3<T> before = b / (2 * length[k - 1]), after = -(b / (2 * length[k]));
-    f.set(k - 1, f.get(k - 1) - suffix * before);
-    f.set(k, f.get(k) + suffix * (before + after));
-    f.set(k + 1, f.get(k + 1) - suffix * after);
+    const HolonomyStencil<T> h = holonomy_stencil(kb.get(k), length[k - 1], length[k]);
+    f.set(k - 1, f.get(k - 1) - suffix * h.before);
+    f.set(k, f.get(k) - suffix * h.at);
+    f.set(k + 1, f.get(k + 1) - suffix * h.after);
   }
 }
 

@@ -69,12 +69,8 @@ HS_HD void bending_hessian(const Strand<T>& st, Add&& add) {
   const Strided<T> l = st.per_row(a.voronoi_length);
   for (int i = 1; i < st.edges(); ++i) {
     const Vector3<T> ea = x.get(i) - x.get(i - 1), eb = x.get(i + 1) - x.get(i), b = kb.get(i);
-    const T la = norm(ea), lb = norm(eb), denom = la * lb + dot(ea, eb);
-    // ∂κb/∂a = (-2[b]× - κb (|b| a/|a| + b)ᵀ) / D, ∂κb/∂b = (2[a]× - κb (|a| b/|b| + a)ᵀ) / D.
-    const Matrix3<T> ja =
-        (T(1) / denom) * (T(-2) * cross_matrix(eb) - outer(b, (lb / la) * ea + eb));
-    const Matrix3<T> jb =
-        (T(1) / denom) * (T(2) * cross_matrix(ea) - outer(b, (la / lb) * eb + ea));
+    const CurvatureBinormalJacobian<T> jac = curvature_binormal_jacobian(ea, eb, b);
+    const Matrix3<T>&ja = jac.prev_edge, &jb = jac.next_edge;
     const Vector3<T> t0 = t.get(i - 1), t1 = t.get(i);
     const Matrix3<T> form =
         (alpha / l[i]) * (T(2) * identity3<T>() - outer(t0, t0) - outer(t1, t1));

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/constants.hpp"
+#include "common/matrix3.hpp"
 #include "der/der_arrays.hpp"
 
 namespace hairsim::kernels::der {
@@ -12,6 +13,49 @@ namespace hairsim::kernels::der {
 template <class T>
 HS_HD Vector3<T> curvature_binormal(const Vector3<T>& e_prev, const Vector3<T>& e_next) {
   return (T(2) / (norm(e_prev) * norm(e_next) + dot(e_prev, e_next))) * cross(e_prev, e_next);
+}
+
+// The Jacobians of eq. (1) with respect to the edges a = e^{i-1} and b = e^i, D = |a||b| + a·b:
+// ∂κb/∂a = (-2[b]× - κb (|b| a/|a| + b)ᵀ) / D, ∂κb/∂b = (2[a]× - κb (|a| b/|b| + a)ᵀ) / D.
+template <class T>
+struct CurvatureBinormalJacobian {
+  Matrix3<T> prev_edge, next_edge;
+};
+template <class T>
+HS_HD CurvatureBinormalJacobian<T> curvature_binormal_jacobian(const Vector3<T>& a,
+                                                               const Vector3<T>& b,
+                                                               const Vector3<T>& kb) {
+  const T la = norm(a), lb = norm(b), denom = la * lb + dot(a, b);
+  return {(T(1) / denom) * (T(-2) * cross_matrix(b) - outer(kb, (lb / la) * a + b)),
+          (T(1) / denom) * (T(2) * cross_matrix(a) - outer(kb, (la / lb) * b + a))};
+}
+// The same Jacobians transposed and applied to a vector v, without forming them (the forces'):
+// (∂κb/∂a)ᵀ v = (2 b × v - (κb·v)(|b| a/|a| + b)) / D, (∂κb/∂b)ᵀ v = (-2 a × v - (κb·v)(|a| b/|b| +
+// a)) / D.
+template <class T>
+struct CurvatureBinormalGradient {
+  Vector3<T> prev_edge, next_edge;
+};
+template <class T>
+HS_HD CurvatureBinormalGradient<T> curvature_binormal_transpose_times(const Vector3<T>& a,
+                                                                      const Vector3<T>& b,
+                                                                      const Vector3<T>& kb,
+                                                                      const Vector3<T>& v) {
+  const T la = norm(a), lb = norm(b), denom = la * lb + dot(a, b), kv = dot(kb, v);
+  return {(T(2) * cross(b, v) - kv * ((lb / la) * a + b)) / denom,
+          (T(-2) * cross(a, v) - kv * ((la / lb) * b + a)) / denom};
+}
+
+// ∇ψ_k of eq. (9), the holonomy of edge k's Bishop frame, at the vertices before, at and after
+// vertex k: κb_k / (2|e^{k-1}|), -(before + after), -κb_k / (2|e^k|).
+template <class T>
+struct HolonomyStencil {
+  Vector3<T> before, at, after;
+};
+template <class T>
+HS_HD HolonomyStencil<T> holonomy_stencil(const Vector3<T>& kb, T length_before, T length_after) {
+  const Vector3<T> before = kb / (T(2) * length_before), after = -(kb / (T(2) * length_after));
+  return {before, -(before + after), after};
 }
 
 // Parallel transport of u from unit tangent t1 to t2: rotation about t1 × t2 by their angle

@@ -2,6 +2,7 @@
 // tridiagonal Hessian (§5.1), and ∂E/∂x at fixed θ through eqs. (9)-(11).
 #include <Eigen/Geometry>
 
+#include "der/der_kinematics.hpp"
 #include "reference/der/der_rod.hpp"
 #include "reference/eigen_bridge.hpp"
 
@@ -17,14 +18,14 @@ int slot_edge(const RestShape& r, int i, int slot) {
   return slot == 0 ? r.edge_before(i) : i;
 }
 
-// ∇ψ_k of eq. (9) at the vertices before, at and after k.
+// ∇ψ_k of eq. (9) at the vertices before, at and after k: the kernels' formula.
 struct HolonomyStencil {
   Vec3 before, at, after;
 };
 HolonomyStencil holonomy_stencil(const Frames& f, const RestShape& r, int k) {
-  const Vec3 before = f.kb[k] / (2 * f.edge_length[r.edge_before(k)]);
-  const Vec3 after = -f.kb[k] / (2 * f.edge_length[k]);
-  return {before, -(before + after), after};
+  const kernels::der::HolonomyStencil<double> h = kernels::der::holonomy_stencil(
+      bridge::to_kernel(f.kb[k]), f.edge_length[r.edge_before(k)], f.edge_length[k]);
+  return {bridge::from_kernel(h.before), bridge::from_kernel(h.at), bridge::from_kernel(h.after)};
 }
 
 }  // namespace
@@ -102,12 +103,13 @@ Tridiagonal theta_hessian(const RodState&, const Frames& f, const RestShape& r) 
   return h;
 }
 
+// The kernels' formula (kernels/der/der_kinematics.hpp).
 CurvatureBinormalJacobian curvature_binormal_jacobian(const Vec3& a, const Vec3& b,
                                                       const Vec3& kb) {
-  const double la = a.norm(), lb = b.norm();
-  const double denom = la * lb + a.dot(b);
-  return {(-2 * bridge::cross_matrix(b) - kb * (lb * a / la + b).transpose()) / denom,
-          (2 * bridge::cross_matrix(a) - kb * (la * b / lb + a).transpose()) / denom};
+  const kernels::der::CurvatureBinormalJacobian<double> j =
+      kernels::der::curvature_binormal_jacobian(bridge::to_kernel(a), bridge::to_kernel(b),
+                                                bridge::to_kernel(kb));
+  return {bridge::from_kernel(j.prev_edge), bridge::from_kernel(j.next_edge)};
 }
 
 std::vector<Vec3> holonomy_gradient(const Frames& f, const RestShape& r, int edge) {
