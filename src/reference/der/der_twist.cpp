@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "common/thomas.hpp"
+#include "der/der_forces.hpp"
 #include "der/der_kinematics.hpp"
 #include "reference/der/der_rod.hpp"
 #include "reference/eigen_bridge.hpp"
@@ -139,10 +140,10 @@ TwistSolveReport solve_quasistatic_twist(RodState& s, const RestShape& rest,
       for (int j = 0; j < n; ++j) slope += g[j] * step[j];
     }
     // Backtracking line search (Armijo) along the Newton direction (§5.1). Near the minimum the
-    // energy change drowns in round-off, so the test allows 1e-14 |E|: full Newton steps are
-    // then taken and converge quadratically.
+    // energy change drowns in round-off, so the test allows 45 ε |E| (the kernels'
+    // energy_round_off, 1.0e-14): full Newton steps are then taken and converge quadratically.
     const double e0 = twist_problem_energy(s, rest, bc);
-    const double roundoff = 1e-14 * std::abs(e0);
+    const double roundoff = kernels::der::energy_round_off<double>() * std::abs(e0);
     RodState trial = s;
     double alpha = 1;
     for (int k = 0; k < 40; ++k, alpha *= 0.5) {
