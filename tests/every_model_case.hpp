@@ -21,6 +21,13 @@ namespace hairsim::test {
 
 constexpr int kEveryModelSteps = 100;
 
+// Every model of the table, by name: the generic tests' parameters.
+inline std::vector<std::string> registered_model_names() {
+  std::vector<std::string> names;
+  for (const engine::Model& m : engine::models()) names.push_back(m.name);
+  return names;
+}
+
 inline engine::HairSetup every_model_setup(const engine::Model& model, bool collider) {
   engine::HairSetup setup = simulator_parity_setup(model.integrators.front());
   if (!collider) setup.colliders.clear();

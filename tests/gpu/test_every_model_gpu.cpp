@@ -37,13 +37,7 @@ TEST_P(EveryModelGpu, CudaFollowsItsReferenceWithAMeshHead) {
 #endif
 }
 
-std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const engine::Model& m : engine::models()) names.push_back(m.name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Table, EveryModelGpu, testing::ValuesIn(model_names()),
+INSTANTIATE_TEST_SUITE_P(Table, EveryModelGpu, testing::ValuesIn(test::registered_model_names()),
                          [](const testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace

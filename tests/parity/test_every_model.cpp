@@ -44,13 +44,7 @@ TEST_P(EveryModel, IsRegisteredCompletely) {
   EXPECT_NE(model.parse_settings(scene::JsonReader(empty, "solver")), nullptr);
 }
 
-std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const engine::Model& m : engine::models()) names.push_back(m.name);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Table, EveryModel, testing::ValuesIn(model_names()),
+INSTANTIATE_TEST_SUITE_P(Table, EveryModel, testing::ValuesIn(test::registered_model_names()),
                          [](const testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
