@@ -254,6 +254,8 @@ int run_rod(const RunArgs& a, const nlohmann::json& doc) {
 }
 
 int cmd_run(const RunArgs& a) {
+  if (!a.frames.empty() && !a.duration.empty())
+    throw Error("--duration", "give --frames or --duration, not both");
   std::vector<std::string> overrides = a.overrides;
   // The options are --set overrides of the scene's own fields.
   if (!a.backend.empty()) overrides.push_back("backend=" + a.backend);

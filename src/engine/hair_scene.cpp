@@ -1,6 +1,7 @@
 #include "engine/hair_scene.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 
 #include "engine/model.hpp"
@@ -264,6 +265,13 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
   head.finish();
 }
 
+// A number in an error message: three significant digits ("3e+10", "30").
+std::string short_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
 void parse_time(JsonReader t, const Model& model, HairScene& sc) {
   const std::string integrator = t.string("integrator", to_string(model.integrators.front()));
   bool known = false;
@@ -283,12 +291,23 @@ void parse_time(JsonReader t, const Model& model, HairScene& sc) {
       integrator == "implicit" ? 1e-3 : explicit_step_limit(sc.setup.strands, sc.setup.material),
       "> 0", scene::positive);
   if (t.has("frames") && t.has("duration")) t.fail("duration", "give time.frames or time.duration");
-  sc.frames =
-      t.has("frames")
-          ? t.integer("frames", std::nullopt, 1, 10000000)
-          : int(std::ceil(t.number("duration", 2.0, "> 0", scene::positive) * sc.fps - 1e-9));
+  constexpr int kMaxFrames = 10000000, kMaxStepsPerFrame = 1000000;
+  if (t.has("frames")) {
+    sc.frames = t.integer("frames", std::nullopt, 1, kMaxFrames);
+  } else {  // counted in double first: a huge duration must not wrap an int
+    const double frames =
+        std::ceil(t.number("duration", 2.0, "> 0", scene::positive) * sc.fps - 1e-9);
+    if (!(frames <= kMaxFrames))
+      t.fail("duration", "gives " + short_number(frames) + " frames at " + short_number(sc.fps) +
+                             " fps, more than " + std::to_string(kMaxFrames));
+    sc.frames = std::max(1, int(frames));
+  }
   // Whole steps per frame: Δt shrinks to divide the frame time.
-  sc.steps_per_frame = std::max(1, int(std::ceil(1 / (sc.fps * dt) - 1e-9)));
+  const double steps = std::ceil(1 / (sc.fps * dt) - 1e-9);
+  if (!(steps <= kMaxStepsPerFrame))
+    t.fail("dt", "gives " + short_number(steps) + " steps per frame at " + short_number(sc.fps) +
+                     " fps, more than " + std::to_string(kMaxStepsPerFrame));
+  sc.steps_per_frame = std::max(1, int(steps));
   sc.setup.dt = 1 / (sc.fps * sc.steps_per_frame);
   t.finish();
 }

@@ -295,6 +295,10 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
               "{\"time\":1}]}'",
        "head.motion.keyframes[1].time: times must increase strictly"},
       {base + "--final x.ply", "--final: is for single-rod scenes"},
+      // Issue 27: counts that wrapped an int, and two lengths of run at once.
+      {base + "--duration 1e9", "time.duration: gives 3e+10 frames at 30 fps, more than 10000000"},
+      {base + "--set time.dt=1e-12", "time.dt: gives 3.33e+10 steps per frame at 30 fps"},
+      {base + "--frames 2 --duration 0.1", "--duration: give --frames or --duration, not both"},
       {base + "--model superhelix", "model: unknown model 'superhelix' (available: der, cosserat)"},
       {base + "--model cosserat --set time.integrator=symplectic",
        "time.integrator: model 'cosserat' steps with 'implicit' (got 'symplectic')"},
