@@ -113,6 +113,10 @@ int cmd_render(const RenderArgs& a) {
   if (std::filesystem::path(a.out).extension() != ".png")
     throw Error(a.out, "output must be a .png file");
   RenderOptions options = a.options;
+  for (const auto& [name, value] : {std::pair{"--azimuth", options.azimuth_deg},
+                                    std::pair{"--elevation", options.elevation_deg},
+                                    std::pair{"--line-width", options.line_width_px}})
+    if (!std::isfinite(value)) throw Error(name, "must be a finite number");
   options.up = parse_axis(a.up);
   const StrandSet s = load(a.in, a.units);
   TriangleMesh head;
@@ -156,6 +160,9 @@ nlohmann::json load_scene_document(const std::string& path,
     doc = nlohmann::json::parse(bytes.begin(), bytes.end());
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(file_location(path, e.byte), "invalid JSON");
+  } catch (const nlohmann::json::exception& e) {  // a number out of double's range, ...
+    const std::string what = e.what();
+    throw Error(path, "invalid JSON: " + what.substr(what.find(']') + 2));
   }
   for (const std::string& o : overrides) scene::apply_override(doc, o);
   return doc;

@@ -18,6 +18,13 @@ namespace {
 
 using scene::JsonReader;
 
+// A number in an error message: three significant digits ("3e+10", "30").
+std::string short_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
 std::filesystem::path resolve(const std::filesystem::path& dir, const std::string& name) {
   const std::filesystem::path p(name);
   return p.is_absolute() ? p : dir / p;
@@ -90,6 +97,15 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
                 " strands on the cpu backend (hair.cpu_max_strands)";
     thin_out(strands, radii, std::size_t(cpu_max));
   }
+  for (std::size_t s = 0; s < strands.strand_count(); ++s) {
+    const auto p = strands.strand(s);
+    for (std::size_t i = 1; i < p.size(); ++i)
+      if (!((p[i] - p[i - 1]).norm() > 0))
+        hair.fail(generated ? "generate" : "file",
+                  "strand " + std::to_string(s) + " has coincident points (a zero-length edge " +
+                      std::to_string(i - 1) + " with hair.vertices = " + std::to_string(vertices) +
+                      ")");
+  }
   hair.finish();
   return strands;
 }
@@ -107,6 +123,12 @@ void parse_material(JsonReader m, const std::vector<double>& file_radii, HairSet
       m.number("radius_variation", 0.0, ">= 0 and < 1", [](double v) { return v >= 0 && v < 1; });
   std::uint64_t state = std::uint64_t(m.integer("seed", 1, 0, 1 << 30));
   m.finish();
+  // The stiffnesses and density a radius gives must be numbers (r = 1e300 m gives infinities).
+  for (const double value : {mat.bending_stiffness(), mat.twist_stiffness(), mat.linear_density(),
+                             mat.stretching_stiffness()})
+    if (!(std::isfinite(value) && value > 0))
+      m.fail("radius", "gives a zero or non-finite stiffness or density (r = " +
+                           short_number(mat.radius) + " m)");
   if (file_radii.empty() && variation == 0) return;
   for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);  // splitmix64
@@ -263,13 +285,6 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
                                std::to_string(sc.setup.colliders.size()) + ")");
   sc.preview_head = preview_mesh(head, dir, sc.setup.colliders, collider_meshes);
   head.finish();
-}
-
-// A number in an error message: three significant digits ("3e+10", "30").
-std::string short_number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", x);
-  return text;
 }
 
 void parse_time(JsonReader t, const Model& model, HairScene& sc) {

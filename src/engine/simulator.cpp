@@ -1,6 +1,7 @@
 #include "engine/simulator.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 
@@ -75,6 +76,20 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
   if (!(setup.dt > 0)) throw Error("dt", "must be positive");
   if (!setup.strand_materials.empty() && setup.strand_materials.size() != strands.strand_count())
     throw Error("strand_materials", "needs one material per strand");
+  for (std::size_t s = 0; s < strands.strand_count(); ++s) {
+    const auto p = strands.strand(s);
+    for (std::size_t i = 1; i < p.size(); ++i)
+      if (!((p[i] - p[i - 1]).norm() > 0))
+        throw Error("strands", "strand " + std::to_string(s) + ", edge " + std::to_string(i - 1) +
+                                   ": zero length (coincident points)");
+    const RodMaterial& m = setup.material_of(s);
+    for (const double stiffness :
+         {m.bending_stiffness(), m.twist_stiffness(), m.linear_density(), m.stretching_stiffness()})
+      if (!(std::isfinite(stiffness) && stiffness > 0))
+        throw Error("material", "strand " + std::to_string(s) + ": radius " +
+                                    std::to_string(m.radius) +
+                                    " m gives a zero or non-finite stiffness or density");
+  }
   if (std::find(model.integrators.begin(), model.integrators.end(), setup.integrator) ==
       model.integrators.end())
     throw Error("integrator",

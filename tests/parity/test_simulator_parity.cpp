@@ -76,6 +76,16 @@ TEST(SimulatorParity, RejectsWhatItCannotRun) {
   setup = test::simulator_parity_setup(Integrator::symplectic);
   setup.strands.add_strand(std::vector<Vec3>(5, Vec3::Zero()));  // 5 vertices, not 24
   EXPECT_THROW(engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float64}), Error);
+  // Coincident points and a material whose stiffnesses overflow are refused before any work
+  // (issue 27: both aborted the process from inside the parallel strand loading).
+  setup = test::simulator_parity_setup(Integrator::implicit);
+  setup.strands.points[setup.strands.offsets[3] + 5] =
+      setup.strands.points[setup.strands.offsets[3] + 4];
+  EXPECT_THROW(engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float32}), Error);
+  setup = test::simulator_parity_setup(Integrator::implicit);
+  setup.material.radius = 1e300;
+  EXPECT_THROW(engine::Simulator::create(setup, {"cosserat", Backend::cpu, Precision::float32}),
+               Error);
   EXPECT_THROW(engine::parse_backend("gpu"), Error);
   EXPECT_THROW(engine::parse_precision("half"), Error);
 }

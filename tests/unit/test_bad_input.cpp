@@ -223,6 +223,8 @@ TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
       "render '" + bangs + "' -o '" + (dir / "out.png").string() + "' --width 0",
       "render '" + bangs + "' -o '" + (dir / "out.png").string() + "' --up w",
       "render '" + bangs + "' -o '" + (dir / "out.jpg").string() + "'",
+      "render '" + bangs + "' -o '" + (dir / "out.png").string() + "' --azimuth nan",
+      "render '" + bangs + "' -o '" + (dir / "out.png").string() + "' --line-width inf",
       "generate --style frizzy -o '" + (dir / "g.hair").string() + "'",
       "generate --strands 0 -o '" + (dir / "g.hair").string() + "'",
       "generate --length -1 -o '" + (dir / "g.hair").string() + "'",

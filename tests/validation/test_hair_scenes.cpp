@@ -261,6 +261,7 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
   const auto missing = write_scene(dir, from_file, "missing.json");
   from_file["hair"] = {{"file", "bad.hair"}};
   const auto malformed = write_scene(dir, from_file, "malformed.json");
+  std::ofstream(dir / "overflow.json") << R"({"hair": {"generate": {}}, "time": {"dt": 1e309}})";
   const std::string base = "run '" + scene.string() + "' --out '" + (dir / "out").string() + "' ";
   const std::pair<std::string, std::string> cases[] = {
       {base + "--set hair.generate.strands=0", "hair.generate.strands: must be between 1"},
@@ -320,7 +321,16 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       {base + "--model cosserat --set solver.preconditioner=hybrid",
        "solver.preconditioner: unknown field"},
       {"run '" + missing.string() + "' --out '" + (dir / "out").string() + "'", "missing.hair"},
-      {"run '" + malformed.string() + "' --out '" + (dir / "out").string() + "'", "bad.hair"}};
+      {"run '" + malformed.string() + "' --out '" + (dir / "out").string() + "'", "bad.hair"},
+      // Issue 27's hostile probe: these aborted (an exception left an OpenMP loop) or exited 1.
+      {base + "--set hair.generate.length=1e-300",
+       "hair.generate: strand 0 has coincident points (a zero-length edge 0"},
+      {base + "--set material.radius=1e300",
+       "material.radius: gives a zero or non-finite stiffness or density (r = 1e+300 m)"},
+      {base + "--model cosserat --set hair.generate.length=1e-300",
+       "hair.generate: strand 0 has coincident points"},
+      {"run '" + (dir / "overflow.json").string() + "' --out '" + (dir / "out").string() + "'",
+       "overflow.json: invalid JSON: number overflow parsing '1e309'"}};
   for (const auto& [args, message] : cases) {
     const auto r = run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;

@@ -7,6 +7,7 @@
 
 #include "der/der_batch.hpp"
 #include "engine/host_batch.hpp"
+#include "engine/parallel.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/material.hpp"
 #include "hairsim/strands.hpp"
@@ -109,15 +110,14 @@ void load_strands(const HostBatch<kernels::der::DerBatch<T>>& batch, const Stran
       throw Error("der batch, strand " + std::to_string(s),
                   "has " + std::to_string(strands.strand_size(s)) + " vertices, the batch " +
                       std::to_string(batch.vertices()) + " (resample first)");
-#pragma omp parallel for schedule(static)
-  for (int s = 0; s < batch.strands(); ++s) {
+  parallel_for(batch.strands(), [&](int s) {
     const auto points = strands.strand(std::size_t(s));
     const RodMaterial& m = material_of(std::size_t(s));
     const der::DynamicRod rod =
         der::rod_at_rest(std::vector<der::Vec3>(points.begin(), points.end()),
                          m.bending_stiffness(), m.twist_stiffness(), m.linear_density());
     pack_strand(batch, s, rod.rest, rod.state, rod.mass, m.stretching_stiffness());
-  }
+  });
 }
 
 // All strands of one material.
