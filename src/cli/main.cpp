@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -168,6 +169,44 @@ nlohmann::json load_scene_document(const std::string& path,
   return doc;
 }
 
+// The run's output folder (--out, default out/<scene name>).
+std::filesystem::path output_folder(const RunArgs& a) {
+  return a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
+                       : std::filesystem::path(a.out);
+}
+
+// Whether a file can be made in `folder` (an existing one).
+bool writable_folder(const std::filesystem::path& folder) {
+  const std::filesystem::path probe = folder / ".hairsim-write-test";
+  if (!std::ofstream(probe)) return false;
+  std::error_code ec;
+  std::filesystem::remove(probe, ec);
+  return true;
+}
+
+// The output folder checked before any simulation, so a run is not lost to a path found bad at
+// its end: an existing file in its place, or no writable folder to make it in. Makes nothing.
+void check_output_folder(const std::filesystem::path& out) {
+  std::error_code ec;
+  std::filesystem::path existing = std::filesystem::absolute(out, ec);
+  while (!existing.empty() && !std::filesystem::exists(existing, ec))
+    existing = existing.parent_path();
+  if (!std::filesystem::is_directory(existing, ec))
+    throw Error("--out", existing.string() + " exists and is not a folder");
+  if (!writable_folder(existing)) throw Error("--out", "cannot write into " + existing.string());
+}
+
+// --final's folder must exist and take a file (checked before the run).
+void check_final_folder(const RunArgs& a) {
+  if (a.final_file.empty()) return;
+  const std::filesystem::path folder =
+      std::filesystem::absolute(std::filesystem::path(a.final_file)).parent_path();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    throw Error("--final", "the folder " + folder.string() + " does not exist");
+  if (!writable_folder(folder)) throw Error("--final", "cannot write into " + folder.string());
+}
+
 // Runs `work`, prefixing the scene file to the location of a bad-input Error (RunFailures, which
 // name a strand and step, pass unchanged).
 template <class Work>
@@ -195,9 +234,8 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   engine::HairScene sc = naming_the_scene(a, [&] {
     return engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
   });
-  const std::filesystem::path out =
-      a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
-                    : std::filesystem::path(a.out);
+  const std::filesystem::path out = output_folder(a);
+  check_output_folder(out);
   if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
   if (sc.pushed_out > 0)
     std::cout << "notice: moved " << sc.pushed_out
@@ -231,9 +269,7 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
 // Writes a single-rod scene's summary.json, trace.csv and --final file.
 void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
                        const StrandSet& final_rod) {
-  const std::filesystem::path out =
-      a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
-                    : std::filesystem::path(a.out);
+  const std::filesystem::path out = output_folder(a);
   std::filesystem::create_directories(out);
   io::write_file_atomically(out / "summary.json", result.summary.dump(2) + "\n");
   std::cout << (out / "summary.json").string() << "\n";
@@ -255,6 +291,8 @@ int run_rod(const RunArgs& a, const nlohmann::json& doc) {
     return engine::find_model(name).parse_rod_scene(doc);
   });
   check_final_options(a);
+  check_final_folder(a);
+  check_output_folder(output_folder(a));
   const scene::SceneRun result = naming_the_scene(a, [&] { return rod->run(); });
   write_rod_outputs(a, result, rod->final_strands());
   return 0;

@@ -11,6 +11,10 @@ std::vector<char> read_file_bytes(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(file_location(path), "is a directory, not a file");
+  // A FIFO or device would block the read or never end: only regular files are read.
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw Error(file_location(path), "is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(file_location(path), std::string("cannot open: ") + std::strerror(errno));
   in.seekg(0, std::ios::end);

@@ -2,6 +2,9 @@
 // with code 2 and leaves no output file behind.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <fstream>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -237,6 +240,34 @@ TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     EXPECT_TRUE(dir.files().empty()) << args;
   }
+}
+
+TEST(BadInput, OutputsAndSpecialFilesAreCheckedBeforeTheWork) {
+  // Issue 27's hostile probe: --out naming an existing file exited 1 with a filesystem error
+  // after the whole run, `info` on a FIFO hung, a 100,000-character value was echoed whole.
+  ScratchDir dir;
+  std::ofstream(dir / "taken") << "not a folder";
+  const std::string cantilever =
+      std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/cantilever_gravity.json";
+  ASSERT_EQ(::mkfifo((dir / "pipe.hair").c_str(), 0600), 0);
+  std::ofstream(dir / "long.json") << "{\"model\": \"" << std::string(100000, 'x') << "\"}";
+  const std::pair<std::string, std::string> cases[] = {
+      {"run '" + cantilever + "' --out '" + (dir / "taken").string() + "'",
+       "--out: " + (dir / "taken").string() + " exists and is not a folder"},
+      {"run '" + cantilever + "' --out '" + (dir / "taken" / "sub").string() + "'",
+       "exists and is not a folder"},
+      {"run '" + cantilever + "' --final '" + (dir / "nowhere" / "x.obj").string() + "'",
+       "--final: the folder " + (dir / "nowhere").string() + " does not exist"},
+      {"info '" + (dir / "pipe.hair").string() + "'", "pipe.hair: is not a regular file"},
+      {"run '" + (dir / "long.json").string() + "'", "characters left out"}};
+  for (const auto& [args, message] : cases) {
+    const auto r = test::run_cli(args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_LT(r.err.size(), 600u) << args;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
 }
 
 TEST(BadInput, DegenerateUscStrandsAreSkippedWithWarning) {
