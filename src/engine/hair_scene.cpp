@@ -58,7 +58,8 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
     p.style = parse_hair_style(g.string("style", "wavy"), g.path_of("style"));
     p.strands = g.integer("strands", 1000, 1, 2000000);
     p.vertices = vertices;
-    p.length = g.number("length", p.length, "> 0", scene::positive);
+    p.length = g.number("length", p.length, "> 0 and <= 10 (m)",
+                        [](double x) { return x > 0 && x <= 10; });
     p.seed = std::uint64_t(g.integer("seed", 1, 0, 1 << 30));
     p.wave_amplitude = g.number("wave_amplitude", p.wave_amplitude, ">= 0", scene::non_negative);
     p.wave_length = g.number("wave_length", p.wave_length, "> 0", scene::positive);

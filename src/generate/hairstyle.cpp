@@ -174,7 +174,9 @@ HairStyle parse_hair_style(std::string_view text, const std::string& where) {
 StrandSet generate_hairstyle(const HairstyleParams& p) {
   check(p.strands >= 1 && p.strands <= 10'000'000, "strands", "must be between 1 and 10000000");
   check(p.vertices >= 2 && p.vertices <= 100'000, "vertices", "must be between 2 and 100000");
-  check(std::isfinite(p.length) && p.length > 0, "length", "must be positive");
+  // Longer than 10 m the generator's sampling of the curve breaks down (1e300 m gave 4-17 mm).
+  check(std::isfinite(p.length) && p.length > 0 && p.length <= 10, "length",
+        "must be positive and at most 10 m");
   check(p.head_radii.allFinite() && p.head_radii.minCoeff() > 0, "head_radii", "must be positive");
   check(std::isfinite(p.wave_amplitude) && p.wave_amplitude >= 0, "wave_amplitude", "must be >= 0");
   check(std::isfinite(p.wave_length) && p.wave_length > 0, "wave_length", "must be positive");

@@ -1,6 +1,7 @@
 // Format dispatch by extension, unit conversion, degenerate-strand handling.
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "formats.hpp"
 
@@ -115,6 +116,13 @@ void write_strands(const std::filesystem::path& path, const StrandSet& strands,
   if (strands.strand_count() == 0) throw Error(file_location(path), "no strands to write");
   strands.validate(file_location(path));
   const double mpu = metres_per_unit(options.units);
+  // Every format stores coordinates a 32-bit float can read back: refuse what the unit makes
+  // larger (3e38 m in mm), rather than write an infinity.
+  for (const Vec3& p : strands.points)
+    if (!(p.cwiseAbs().maxCoeff() / mpu <= double(std::numeric_limits<float>::max())))
+      throw Error(file_location(path), "a coordinate of " +
+                                           std::to_string(p.cwiseAbs().maxCoeff()) +
+                                           " m exceeds a 32-bit float in the unit written");
   std::string bytes;
   switch (format) {
     case StrandFormat::hair:

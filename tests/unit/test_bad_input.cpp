@@ -231,6 +231,7 @@ TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
       "generate --style frizzy -o '" + (dir / "g.hair").string() + "'",
       "generate --strands 0 -o '" + (dir / "g.hair").string() + "'",
       "generate --length -1 -o '" + (dir / "g.hair").string() + "'",
+      "generate --length 1e300 -o '" + (dir / "g.hair").string() + "'",
       "info '" + (dir / "missing.hair").string() + "'",
       "info",
       "frobnicate"};
@@ -251,6 +252,7 @@ TEST(BadInput, OutputsAndSpecialFilesAreCheckedBeforeTheWork) {
       std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/cantilever_gravity.json";
   ASSERT_EQ(::mkfifo((dir / "pipe.hair").c_str(), 0600), 0);
   std::ofstream(dir / "long.json") << "{\"model\": \"" << std::string(100000, 'x') << "\"}";
+  std::ofstream(dir / "huge.obj") << "v 0 0 0\nv 3e38 0 0\nl 1 2\n";  // 3e38 m: inf in mm
   const std::pair<std::string, std::string> cases[] = {
       {"run '" + cantilever + "' --out '" + (dir / "taken").string() + "'",
        "--out: " + (dir / "taken").string() + " exists and is not a folder"},
@@ -259,7 +261,10 @@ TEST(BadInput, OutputsAndSpecialFilesAreCheckedBeforeTheWork) {
       {"run '" + cantilever + "' --final '" + (dir / "nowhere" / "x.obj").string() + "'",
        "--final: the folder " + (dir / "nowhere").string() + " does not exist"},
       {"info '" + (dir / "pipe.hair").string() + "'", "pipe.hair: is not a regular file"},
-      {"run '" + (dir / "long.json").string() + "'", "characters left out"}};
+      {"run '" + (dir / "long.json").string() + "'", "characters left out"},
+      {"convert '" + (dir / "huge.obj").string() + "' '" + (dir / "huge.ply").string() +
+           "' --out-units mm",
+       "huge.ply: a coordinate of"}};
   for (const auto& [args, message] : cases) {
     const auto r = test::run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;

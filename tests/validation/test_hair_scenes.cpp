@@ -325,6 +325,8 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       // Issue 27's hostile probe: these aborted (an exception left an OpenMP loop) or exited 1.
       {base + "--set hair.generate.length=1e-300",
        "hair.generate: strand 0 has coincident points (a zero-length edge 0"},
+      {base + "--set hair.generate.length=1e300",
+       "hair.generate.length: must be > 0 and <= 10 (m)"},
       {base + "--set material.radius=1e300",
        "material.radius: gives a zero or non-finite stiffness or density (r = 1e+300 m)"},
       {base + "--model cosserat --set hair.generate.length=1e-300",
