@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/bench.hpp"
 #include "engine/hair_run.hpp"
@@ -157,8 +158,19 @@ nlohmann::json load_scene_document(const std::string& path,
                                    const std::vector<std::string>& overrides) {
   const std::vector<char> bytes = io::read_file_bytes(path);
   nlohmann::json doc;
+  // A key given twice in one object is refused (the parser would keep the last one silently).
+  std::vector<std::set<std::string>> keys;  // per open object
+  const auto no_duplicate_keys = [&](int, nlohmann::json::parse_event_t event,
+                                     nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end) keys.pop_back();
+    if (event == Event::key && !keys.back().insert(parsed.get<std::string>()).second)
+      throw Error(path, "duplicate key '" + parsed.get<std::string>() + "' in one object");
+    return true;
+  };
   try {
-    doc = nlohmann::json::parse(bytes.begin(), bytes.end());
+    doc = nlohmann::json::parse(bytes.begin(), bytes.end(), no_duplicate_keys);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(file_location(path, e.byte), "invalid JSON");
   } catch (const nlohmann::json::exception& e) {  // a number out of double's range, ...

@@ -252,6 +252,8 @@ TEST(BadInput, OutputsAndSpecialFilesAreCheckedBeforeTheWork) {
       std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/cantilever_gravity.json";
   ASSERT_EQ(::mkfifo((dir / "pipe.hair").c_str(), 0600), 0);
   std::ofstream(dir / "long.json") << "{\"model\": \"" << std::string(100000, 'x') << "\"}";
+  std::ofstream(dir / "twice.json")
+      << R"({"hair": {"generate": {}}, "time": {"fps": 30, "fps": 60}})";
   std::ofstream(dir / "huge.obj") << "v 0 0 0\nv 3e38 0 0\nl 1 2\n";  // 3e38 m: inf in mm
   const std::pair<std::string, std::string> cases[] = {
       {"run '" + cantilever + "' --out '" + (dir / "taken").string() + "'",
@@ -262,6 +264,8 @@ TEST(BadInput, OutputsAndSpecialFilesAreCheckedBeforeTheWork) {
        "--final: the folder " + (dir / "nowhere").string() + " does not exist"},
       {"info '" + (dir / "pipe.hair").string() + "'", "pipe.hair: is not a regular file"},
       {"run '" + (dir / "long.json").string() + "'", "characters left out"},
+      {"run '" + (dir / "twice.json").string() + "'",
+       "twice.json: duplicate key 'fps' in one object"},
       {"convert '" + (dir / "huge.obj").string() + "' '" + (dir / "huge.ply").string() +
            "' --out-units mm",
        "huge.ply: a coordinate of"}};
