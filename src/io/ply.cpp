@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
+#include <cstdint>
+#include <utility>
 
 #include "formats.hpp"
 #include "text_scanner.hpp"
@@ -104,18 +107,39 @@ double load_binary(PlyType t, const char* p, bool swap) {
   return 0;
 }
 
+// The values an integer PLY type holds.
+std::pair<std::int64_t, std::int64_t> integer_range(PlyType t) {
+  switch (t) {
+    case PlyType::i8:
+      return {-128, 127};
+    case PlyType::u8:
+      return {0, 255};
+    case PlyType::i16:
+      return {-32768, 32767};
+    case PlyType::u16:
+      return {0, 65535};
+    case PlyType::i32:
+      return {INT32_MIN, INT32_MAX};
+    default:
+      return {0, UINT32_MAX};
+  }
+}
+
 double parse_ascii(TextScanner& in, PlyType t, const char* what) {
   switch (t) {
     case PlyType::f32:
       return in.next_number<float>(what);
     case PlyType::f64:
       return in.next_number<double>(what);
-    case PlyType::u8:
-    case PlyType::u16:
-    case PlyType::u32:
-      return static_cast<double>(in.next_number<std::uint32_t>(what));
-    default:
-      return static_cast<double>(in.next_number<std::int32_t>(what));
+    default: {  // an integer within the declared type's range (uchar 300 is not one)
+      const std::int64_t v = in.next_number<std::int64_t>(what);
+      const auto [lo, hi] = integer_range(t);
+      if (v < lo || v > hi)
+        in.fail(in.last_token_offset(), std::string(what) + " " + std::to_string(v) +
+                                            " is outside its type's range " + std::to_string(lo) +
+                                            " to " + std::to_string(hi));
+      return static_cast<double>(v);
+    }
   }
 }
 
@@ -322,6 +346,9 @@ StrandSet read_ply_strands(const std::filesystem::path& path, const std::vector<
   if (strand->count == 0) throw Error(file_location(path), "file contains no strands");
   for (double n : nsegs.values) {
     if (n < 0) throw Error(file_location(path, strand->data_offset), "negative strand nsegs");
+    if (n != std::floor(n))  // a float-typed nsegs property must still count segments
+      throw Error(file_location(path, strand->data_offset),
+                  "strand nsegs " + std::to_string(n) + " is not a whole number");
     s.offsets.push_back(s.offsets.back() + static_cast<std::size_t>(n) + 1);
   }
   if (s.offsets.back() != s.points.size())

@@ -158,6 +158,18 @@ std::vector<BadCase> bad_cases() {
                               "property ushort nsegs\nend_header\n"),
                    "no strands"});
   cases.push_back({"ply_bad_magic", "bad.ply", text_bytes("plx\nformat ascii 1.0\n"), "not a PLY"});
+  // Issue 27: a uchar of 300 and a fractional segment count were accepted.
+  cases.push_back({"ply_uchar_out_of_range", "bad.ply",
+                   text_bytes("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
+                              "property float y\nproperty float z\nproperty uchar red\n"
+                              "element strand 1\nproperty ushort nsegs\nend_header\n"
+                              "0 0 0 10\n1 0 0 300\n1\n"),
+                   "a number 300 is outside its type's range 0 to 255"});
+  cases.push_back({"ply_fractional_nsegs", "bad.ply",
+                   text_bytes("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
+                              "property float y\nproperty float z\nelement strand 1\n"
+                              "property float nsegs\nend_header\n0 0 0\n1 0 0\n2.5\n"),
+                   "strand nsegs 2.500000 is not a whole number"});
   cases.push_back({"ply_nsegs_mismatch", "bad.ply",
                    text_bytes("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\n"
                               "property float y\nproperty float z\nelement strand 1\n"
