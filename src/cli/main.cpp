@@ -1,5 +1,7 @@
 // hairsim command-line interface. Bad input: one line on stderr, exit code 2, no output file.
 // A failed run for any other reason: exit code 1.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -208,6 +210,38 @@ void check_output_folder(const std::filesystem::path& out) {
   if (!writable_folder(existing)) throw Error("--out", "cannot write into " + existing.string());
 }
 
+// One run per output folder: an exclusive lock on <out>/.hairsim.lock holding the owner's
+// process id, taken before the run and released when the process ends, however it ends (the
+// kernel drops a killed process's flock). A second run on the folder exits 2 naming both. The
+// file stays (removing it would let a third run lock a fresh file while a second still holds
+// the old one).
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& out) : path_(out / ".hairsim.lock") {
+    std::filesystem::create_directories(out);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("--out", "cannot create the lock " + path_.string());
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char owner[32] = {};
+      const ssize_t n = ::pread(fd_, owner, sizeof owner - 1, 0);
+      ::close(fd_);
+      throw Error("--out", out.string() + " is in use by another run (process " +
+                               std::string(owner, n > 0 ? std::size_t(n) : 0) + ", lock " +
+                               path_.string() + ")");
+    }
+    const std::string pid = std::to_string(::getpid());
+    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0)
+      throw Error("--out", "cannot write the lock " + path_.string());
+  }
+  ~OutputLock() { ::close(fd_); }  // releases the lock
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
 // --final's folder must exist and take a file (checked before the run).
 void check_final_folder(const RunArgs& a) {
   if (a.final_file.empty()) return;
@@ -248,6 +282,7 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   });
   const std::filesystem::path out = output_folder(a);
   check_output_folder(out);
+  const OutputLock lock(out);
   if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
   if (sc.pushed_out > 0)
     std::cout << "notice: moved " << sc.pushed_out

@@ -2,7 +2,10 @@
 // colliders on the cpu backend, its summary and every output read back; bad input (exit 2,
 // nothing written); a diverging run (exit 1, the strand and step named, frames before valid); a
 // run stopped after a frame (everything written complete).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -458,6 +461,31 @@ TEST(HairScenes, CtrlCStopsTheCliAfterTheCurrentFrame) {
   char last[32];
   std::snprintf(last, sizeof last, "frame_%05d.ply", frames);
   EXPECT_EQ(read_strands(out / "frames" / last).strand_count(), 300u);
+}
+
+TEST(HairScenes, ASecondRunOnTheSameFolderExitsTwoNamingTheFirst) {
+  // Issue 27: two runs on one --out interleaved their frames. The first holds an exclusive lock
+  // (here this test, as process "4242") and the second exits 2 naming it, writing nothing.
+  ScratchDir dir;
+  const auto scene = write_scene(dir, small_scene(dir));
+  const auto out = dir / "out";
+  std::filesystem::create_directories(out);
+  const int fd = ::open((out / ".hairsim.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  ASSERT_EQ(::pwrite(fd, "4242", 4, 0), 4);
+  const auto r = run_cli("run '" + scene.string() + "' --out '" + out.string() + "'", dir);
+  ::close(fd);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--out: " + out.string() + " is in use by another run (process 4242"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out / "summary.json"));
+  // Released (a finished or killed run's lock goes with its process), the folder takes a run.
+  const auto again = run_cli("run '" + scene.string() + "' --out '" + out.string() +
+                                 "' --set hair.generate.strands=10 --frames 1",
+                             dir);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
 TEST(HairScenes, StopRequestEndsAfterTheCurrentFrameWithCompleteOutputs) {
