@@ -9,9 +9,9 @@
 
 #include "common/wind.hpp"
 #include "cosserat/cosserat_strand.hpp"
-#include "engine/head_pose.hpp"
 #include "models/cosserat/cosserat_engine.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::cosserat_case {
 
@@ -84,7 +84,7 @@ inline std::vector<cosserat::CosseratRod> reference_rods(
 // The head pose the kernels take at time t.
 template <class T>
 kernels::RigidPose<T> pose_at(double t) {
-  return engine::head_pose<T>(head_motion(), t);
+  return bridge::rigid_pose<T>(head_motion(), t);
 }
 
 // The kernels' loads for the step from time t (the head at t + Δt).

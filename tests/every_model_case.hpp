@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/head_pose.hpp"
 #include "engine/model.hpp"
+#include "reference/eigen_bridge.hpp"
 #include "simulator_parity_case.hpp"
 
 namespace hairsim::test {
@@ -37,66 +37,21 @@ inline engine::HairSetup every_model_setup(const engine::Model& model, bool coll
   return setup;
 }
 
-struct EveryModelResult {
-  bool finite = true;
-  double max_root_error = 0;  // m: root vertex from head_pose(t) applied to its start
-  double max_deviation_over_length = 0;
-  double max_velocity_deviation = 0;  // |Δv| Δt / L: the distance it makes in one step
-  long failures = 0, contacts = 0;
-  std::vector<std::string> counter_names, reference_counter_names;
-};
-
-// Steps `setup` on the reference and on `backend` for kEveryModelSteps steps.
-inline EveryModelResult run_every_model_case(const engine::Model& model,
-                                             const engine::HairSetup& setup,
-                                             engine::Backend backend, engine::Precision precision) {
-  auto reference = engine::Simulator::create(
-      setup, {model.name, engine::Backend::reference, engine::Precision::float64});
-  auto tested = engine::Simulator::create(setup, {model.name, backend, precision});
-  std::vector<Vec3> start, expected, actual, velocity, expected_velocity;
-  reference->positions(start);
-  for (int k = 0; k < kEveryModelSteps; ++k) {
-    reference->step();
-    tested->step();
-  }
-  reference->positions(expected);
-  tested->positions(actual);
-  tested->velocities(velocity);
-  reference->velocities(expected_velocity);
-  EveryModelResult r;
-  const int v = tested->vertices();
-  engine::HairSetup centred = setup;
-  if (!centred.head.center) centred.head.center = Vec3::Zero();
-  const kernels::RigidPose<double> pose = engine::head_pose<double>(centred.head, tested->time());
-  for (int s = 0; s < tested->strands(); ++s) {
-    double length = 0;
-    for (int i = 1; i < v; ++i) length += (start[s * v + i] - start[s * v + i - 1]).norm();
-    for (int i = 0; i < v; ++i) {
-      const std::size_t a = std::size_t(s) * v + i;
-      r.finite = r.finite && actual[a].allFinite() && velocity[a].allFinite();
-      r.max_deviation_over_length =
-          std::max(r.max_deviation_over_length, (actual[a] - expected[a]).norm() / length);
-      r.max_velocity_deviation =
-          std::max(r.max_velocity_deviation,
-                   (velocity[a] - expected_velocity[a]).norm() * setup.dt / length);
-    }
-    const kernels::Vector3<double> root =
-        pose.apply({start[s * v].x(), start[s * v].y(), start[s * v].z()});
-    r.max_root_error =
-        std::max(r.max_root_error, (actual[s * v] - Vec3(root.x, root.y, root.z)).norm());
-  }
-  const engine::StepCounters counts = tested->counts(), reference_counts = reference->counts();
-  r.failures = counts["solver_failures"];
-  r.contacts = counts["contacts"];
-  r.counter_names = counts.names;
-  r.reference_counter_names = reference_counts.names;
+// Steps `setup` on the reference and on `backend` for kEveryModelSteps steps
+// (compare_with_reference) and prints what it measured.
+inline SimulatorParityResult run_every_model_case(const engine::Model& model,
+                                                  const engine::HairSetup& setup,
+                                                  engine::Backend backend,
+                                                  engine::Precision precision) {
+  const SimulatorParityResult r =
+      compare_with_reference(setup, backend, precision, kEveryModelSteps, model.name);
   std::cout << model.name << " on " << engine::to_string(backend) << " ("
             << engine::to_string(precision) << "): " << r.max_deviation_over_length
             << " L from the reference (velocities " << r.max_velocity_deviation
             << " L per step), root error " << r.max_root_error << " m; counters";
-  for (std::size_t k = 0; k < counts.names.size(); ++k)
-    std::cout << " " << counts.names[k] << " " << counts.values[k] << " (reference "
-              << reference_counts.values[k] << ")";
+  for (std::size_t k = 0; k < r.counts.names.size(); ++k)
+    std::cout << " " << r.counts.names[k] << " " << r.counts.values[k] << " (reference "
+              << r.reference_counts.values[k] << ")";
   std::cout << "\n";
   return r;
 }

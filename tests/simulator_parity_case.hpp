@@ -11,6 +11,7 @@
 #include "engine/simulator.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/sdf.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::test {
 
@@ -63,9 +64,12 @@ struct SimulatorParityResult {
   // The velocities' largest difference as the distance it makes in one step, |Δv| Δt / L: the
   // same measure as the positions'.
   double max_velocity_deviation = 0;
-  double max_root_motion = 0;                             // m: how far the head carried the roots
-  long contacts = 0;                                      // on the backend under test
+  double max_root_motion = 0;  // m: how far the head carried the roots
+  double max_root_error = 0;   // m: tested root vertex from the head pose at the end on its start
+  bool finite = true;          // every tested position and velocity
+  long contacts = 0;           // on the backend under test
   long pcg_iterations = 0, reference_pcg_iterations = 0;  // model cosserat
+  engine::StepCounters counts, reference_counts;          // all of them
 };
 
 inline SimulatorParityResult compare_with_reference(const engine::HairSetup& setup,
@@ -87,10 +91,14 @@ inline SimulatorParityResult compare_with_reference(const engine::HairSetup& set
   tested->velocities(actual_v);
   SimulatorParityResult r;
   const int v = reference->vertices();
+  engine::HairSetup centred = setup;  // create() turns about the origin when no centre is set
+  if (!centred.head.center) centred.head.center = Vec3::Zero();
+  const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(centred.head, tested->time());
   for (int s = 0; s < reference->strands(); ++s) {
     double length = 0;
     for (int i = 1; i < v; ++i) length += (start[s * v + i] - start[s * v + i - 1]).norm();
     for (int i = 0; i < v; ++i) {
+      r.finite = r.finite && actual[s * v + i].allFinite() && actual_v[s * v + i].allFinite();
       r.max_deviation_over_length = std::max(
           r.max_deviation_over_length, (actual[s * v + i] - expected[s * v + i]).norm() / length);
       r.max_velocity_deviation =
@@ -98,13 +106,16 @@ inline SimulatorParityResult compare_with_reference(const engine::HairSetup& set
                    (actual_v[s * v + i] - expected_v[s * v + i]).norm() * setup.dt / length);
     }
     r.max_root_motion = std::max(r.max_root_motion, (expected[s * v] - start[s * v]).norm());
+    r.max_root_error = std::max(
+        r.max_root_error,
+        (actual[s * v] - bridge::from_kernel(pose.apply(bridge::to_kernel(start[s * v])))).norm());
   }
-  const engine::StepCounters tested_counts = tested->counts(),
-                             reference_counts = reference->counts();
-  r.contacts = tested_counts["contacts"];
-  if (tested_counts.has("pcg_iterations")) {
-    r.pcg_iterations = tested_counts["pcg_iterations"];
-    r.reference_pcg_iterations = reference_counts["pcg_iterations"];
+  r.counts = tested->counts();
+  r.reference_counts = reference->counts();
+  r.contacts = r.counts["contacts"];
+  if (r.counts.has("pcg_iterations")) {
+    r.pcg_iterations = r.counts["pcg_iterations"];
+    r.reference_pcg_iterations = r.reference_counts["pcg_iterations"];
   }
   return r;
 }

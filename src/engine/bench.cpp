@@ -56,10 +56,7 @@ BenchResult run_bench(const BenchCase& asked) {
     throw Error("--precision", "must be float or double (got '" + c.precision + "')");
   if (c.integrator != "symplectic" && c.integrator != "implicit")
     throw Error("--integrator", "must be symplectic or implicit (got '" + c.integrator + "')");
-  bool steps_with = false;
-  for (const Integrator i : model.integrators)
-    steps_with = steps_with || to_string(i) == c.integrator;
-  if (!steps_with)
+  if (!steps_with(model, c.integrator))
     throw Error("--integrator", "model " + model.name + " has no " + c.integrator +
                                     " step (it has " + to_string(model.integrators.front()) + ")");
   if (backend == Backend::reference && c.precision != "double")

@@ -8,12 +8,12 @@
 #include <memory>
 #include <optional>
 
-#include "engine/head_pose.hpp"
 #include "engine/model.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
 #include "io/file_bytes.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::engine {
 namespace {
@@ -24,12 +24,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-kernels::Vector3<double> to_kernel(const Vec3& v) {
-  return {v.x(), v.y(), v.z()};
-}
-Vec3 from_kernel(const kernels::Vector3<double>& v) {
-  return {v.x, v.y, v.z};
-}
+using bridge::from_kernel;
+using bridge::to_kernel;
 
 // What one frame's state measures (summary.json): stretch, penetration, root drift, energy.
 struct FrameStats {
@@ -58,7 +54,7 @@ class FrameMeter {
 
   FrameStats measure(const std::vector<Vec3>& x, const std::vector<Vec3>& v, double t) const {
     FrameStats f;
-    const kernels::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
+    const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
     for (std::size_t a = 0; a < x.size(); ++a) {
       const int i = int(a % v_);
       if (i + 1 < v_)
@@ -169,7 +165,7 @@ class FrameOutputs {
     usd_s += seconds_since(t0);
     t0 = Clock::now();
     if (sc_.output.png_every > 0 && frame % sc_.output.png_every == 0) {
-      const kernels::RigidPose<double> pose = head_pose<double>(sc_.setup.head, t);
+      const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
       TriangleMesh head = sc_.preview_head;
       for (Vec3& p : head.vertices) p = from_kernel(pose.apply(to_kernel(p)));
       write_png(out_ / "png" / frame_name(frame, "png"),

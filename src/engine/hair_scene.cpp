@@ -98,15 +98,11 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
                 " strands on the cpu backend (hair.cpu_max_strands)";
     thin_out(strands, radii, std::size_t(cpu_max));
   }
-  for (std::size_t s = 0; s < strands.strand_count(); ++s) {
-    const auto p = strands.strand(s);
-    for (std::size_t i = 1; i < p.size(); ++i)
-      if (!((p[i] - p[i - 1]).norm() > 0))
-        hair.fail(generated ? "generate" : "file",
-                  "strand " + std::to_string(s) + " has coincident points (a zero-length edge " +
-                      std::to_string(i - 1) + " with hair.vertices = " + std::to_string(vertices) +
-                      ")");
-  }
+  if (const auto edge = coincident_points(strands))
+    hair.fail(generated ? "generate" : "file",
+              "strand " + std::to_string(edge->first) +
+                  " has coincident points (a zero-length edge " + std::to_string(edge->second) +
+                  " with hair.vertices = " + std::to_string(vertices) + ")");
   hair.finish();
   return strands;
 }
@@ -125,11 +121,9 @@ void parse_material(JsonReader m, const std::vector<double>& file_radii, HairSet
   std::uint64_t state = std::uint64_t(m.integer("seed", 1, 0, 1 << 30));
   m.finish();
   // The stiffnesses and density a radius gives must be numbers (r = 1e300 m gives infinities).
-  for (const double value : {mat.bending_stiffness(), mat.twist_stiffness(), mat.linear_density(),
-                             mat.stretching_stiffness()})
-    if (!(std::isfinite(value) && value > 0))
-      m.fail("radius", "gives a zero or non-finite stiffness or density (r = " +
-                           short_number(mat.radius) + " m)");
+  if (!finite_material(mat))
+    m.fail("radius", "gives a zero or non-finite stiffness or density (r = " +
+                         short_number(mat.radius) + " m)");
   if (file_radii.empty() && variation == 0) return;
   for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);  // splitmix64
@@ -290,15 +284,9 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
 
 void parse_time(JsonReader t, const Model& model, HairScene& sc) {
   const std::string integrator = t.string("integrator", to_string(model.integrators.front()));
-  bool known = false;
-  std::string names;
-  for (const Integrator i : model.integrators) {
-    known = known || to_string(i) == integrator;
-    names += (names.empty() ? "'" : " or '") + to_string(i) + "'";
-  }
-  if (!known)
-    t.fail("integrator",
-           "model '" + model.name + "' steps with " + names + " (got '" + integrator + "')");
+  if (!steps_with(model, integrator))
+    t.fail("integrator", "model '" + model.name + "' steps with " + integrator_names(model) +
+                             " (got '" + integrator + "')");
   sc.setup.integrator = integrator == "implicit" ? Integrator::implicit : Integrator::symplectic;
   sc.fps = t.number("fps", 30.0, "> 0", scene::positive);
   // Default step: 1 ms implicit; symplectic, its stability limit.

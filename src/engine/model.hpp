@@ -58,6 +58,11 @@ struct Model {
   std::function<std::unique_ptr<RodScene>(const nlohmann::json& document)> parse_rod_scene;
 };
 
+// Whether `model` steps with the integrator named `name` ("implicit", "symplectic"), and its
+// integrators' names for messages ("'implicit' or 'symplectic'").
+bool steps_with(const Model& model, const std::string& name);
+std::string integrator_names(const Model& model);
+
 // Every registered model, in the order of the table.
 const std::vector<Model>& models();
 // The model called `name`; throws Error(where, ...) listing the models otherwise.

@@ -21,6 +21,19 @@ std::string model_names() {
   return names;
 }
 
+bool steps_with(const Model& model, const std::string& name) {
+  for (const Integrator i : model.integrators)
+    if (to_string(i) == name) return true;
+  return false;
+}
+
+std::string integrator_names(const Model& model) {
+  std::string names;
+  for (const Integrator i : model.integrators)
+    names += (names.empty() ? "'" : " or '") + to_string(i) + "'";
+  return names;
+}
+
 std::string default_model() {
   return models().front().name;
 }

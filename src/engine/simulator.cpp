@@ -76,22 +76,15 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
   if (!(setup.dt > 0)) throw Error("dt", "must be positive");
   if (!setup.strand_materials.empty() && setup.strand_materials.size() != strands.strand_count())
     throw Error("strand_materials", "needs one material per strand");
-  for (std::size_t s = 0; s < strands.strand_count(); ++s) {
-    const auto p = strands.strand(s);
-    for (std::size_t i = 1; i < p.size(); ++i)
-      if (!((p[i] - p[i - 1]).norm() > 0))
-        throw Error("strands", "strand " + std::to_string(s) + ", edge " + std::to_string(i - 1) +
-                                   ": zero length (coincident points)");
-    const RodMaterial& m = setup.material_of(s);
-    for (const double stiffness :
-         {m.bending_stiffness(), m.twist_stiffness(), m.linear_density(), m.stretching_stiffness()})
-      if (!(std::isfinite(stiffness) && stiffness > 0))
-        throw Error("material", "strand " + std::to_string(s) + ": radius " +
-                                    std::to_string(m.radius) +
-                                    " m gives a zero or non-finite stiffness or density");
-  }
-  if (std::find(model.integrators.begin(), model.integrators.end(), setup.integrator) ==
-      model.integrators.end())
+  if (const auto edge = engine::coincident_points(strands))
+    throw Error("strands", "strand " + std::to_string(edge->first) + ", edge " +
+                               std::to_string(edge->second) + ": zero length (coincident points)");
+  for (std::size_t s = 0; s < strands.strand_count(); ++s)
+    if (!engine::finite_material(setup.material_of(s)))
+      throw Error("material", "strand " + std::to_string(s) + ": radius " +
+                                  std::to_string(setup.material_of(s).radius) +
+                                  " m gives a zero or non-finite stiffness or density");
+  if (!engine::steps_with(model, to_string(setup.integrator)))
     throw Error("integrator",
                 "model '" + model.name + "' has no " + to_string(setup.integrator) + " step");
   if (options.backend == Backend::reference && options.precision != Precision::float64)
@@ -131,6 +124,22 @@ std::string cpu_description(int threads) {
       break;
     }
   return model + ", " + std::to_string(threads) + " thread(s)";
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> coincident_points(const StrandSet& strands) {
+  for (std::size_t s = 0; s < strands.strand_count(); ++s) {
+    const auto p = strands.strand(s);
+    for (std::size_t i = 1; i < p.size(); ++i)
+      if (!((p[i] - p[i - 1]).norm() > 0)) return std::pair{s, i - 1};
+  }
+  return std::nullopt;
+}
+
+bool finite_material(const RodMaterial& m) {
+  for (const double value :
+       {m.bending_stiffness(), m.twist_stiffness(), m.linear_density(), m.stretching_stiffness()})
+    if (!(std::isfinite(value) && value > 0)) return false;
+  return true;
 }
 
 double shortest_rest_edge(const StrandSet& strands) {

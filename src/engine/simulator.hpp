@@ -2,7 +2,9 @@
 // The engine's side of the simulator API (include/hairsim/simulator.hpp): its public types under
 // hairsim::engine, and what the engine, the model table and the models' bindings share.
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/colliders.hpp"
@@ -47,6 +49,12 @@ std::string cpu_description(int threads);
 // 0.1 h² √(ρS/EI) (docs/models/der.md): the default symplectic step.
 double shortest_rest_edge(const StrandSet& strands);
 double explicit_step_limit(const StrandSet& strands, const RodMaterial& material);
+
+// The first edge of zero length (coincident points) as {strand, edge}, if any.
+std::optional<std::pair<std::size_t, std::size_t>> coincident_points(const StrandSet& strands);
+// Whether a material's stiffnesses and density are positive finite numbers (a radius of 1e300 m
+// gives infinities).
+bool finite_material(const RodMaterial& material);
 
 // Moves every vertex from the third on that lies inside a collider (head frame, t = 0) to the
 // collider's surface, so that the groom's rest shape is free of the head: scanned hair often

@@ -25,13 +25,13 @@ TEST_P(EveryModelGpu, CudaFollowsItsReferenceWithAMeshHead) {
   for (const engine::Precision precision :
        {engine::Precision::float64, engine::Precision::float32}) {
     const bool single = precision == engine::Precision::float32;
-    const test::EveryModelResult r =
+    const test::SimulatorParityResult r =
         test::run_every_model_case(model, setup, engine::Backend::cuda, precision);
     EXPECT_TRUE(r.finite);
     EXPECT_LE(r.max_deviation_over_length, 2e-3);
     EXPECT_LE(r.max_velocity_deviation, 2e-3);
     EXPECT_LE(r.max_root_error, single ? 1e-6 : 1e-12);
-    EXPECT_EQ(r.failures, 0);
+    EXPECT_EQ(r.counts["solver_failures"], 0);
     EXPECT_GT(r.contacts, 0);
   }
 #endif

@@ -19,17 +19,17 @@ TEST_P(EveryModel, CpuFollowsItsReferenceOnAShakingHead) {
     for (const engine::Precision precision :
          {engine::Precision::float64, engine::Precision::float32}) {
       const bool single = precision == engine::Precision::float32;
-      const test::EveryModelResult r = test::run_every_model_case(
+      const test::SimulatorParityResult r = test::run_every_model_case(
           model, test::every_model_setup(model, collider), engine::Backend::cpu, precision);
       EXPECT_TRUE(r.finite);
       EXPECT_LE(r.max_deviation_over_length, single || collider ? 2e-3 : 1e-9);
       EXPECT_LE(r.max_velocity_deviation, single || collider ? 2e-3 : 1e-9);
       EXPECT_LE(r.max_root_error, single ? 1e-6 : 1e-12);
-      EXPECT_EQ(r.failures, 0);
+      EXPECT_EQ(r.counts["solver_failures"], 0);
       if (collider) {
         EXPECT_GT(r.contacts, 0);  // the head sphere is touched, not only tested
       }
-      EXPECT_EQ(r.counter_names, r.reference_counter_names);  // one set of names per model
+      EXPECT_EQ(r.counts.names, r.reference_counts.names);  // one set of names per model
     }
 }
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "engine/head_pose.hpp"
 #include "hairsim/error.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::models {
 
@@ -99,8 +99,8 @@ kernels::cosserat::Loads<T> cosserat_loads(const HairSetup& setup, double t) {
   loads.drag_tangent = T(setup.drag_tangent);
   loads.wind = kernels::convert<T>(engine::kernel_wind(setup.wind));
   loads.time = T(t);
-  loads.head = engine::head_pose<T>(setup.head, t + setup.dt);
-  loads.head_start = engine::head_pose<T>(setup.head, t);
+  loads.head = bridge::rigid_pose<T>(setup.head, t + setup.dt);
+  loads.head_start = bridge::rigid_pose<T>(setup.head, t);
   loads.stick_speed = T(engine::settings_of<CosseratSettings>(setup).stick_speed);
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   loads.collider_count = int(colliders.size());

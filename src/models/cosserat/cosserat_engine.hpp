@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "cosserat/cosserat_batch.hpp"
-#include "engine/head_pose.hpp"
 #include "engine/simulator.hpp"
 #include "models/cosserat/cosserat_host_batch.hpp"
 #include "models/cosserat/cosserat_model.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::models {
 
@@ -55,8 +55,8 @@ class CosseratEngine {
   // The step from t: the head's poses at its start and end, the wind's clock.
   const typename Batch::Parameters& parameters(double t) {
     input_.loads.time = T(t);
-    input_.loads.head = engine::head_pose<T>(head_, t + dt_);
-    input_.loads.head_start = engine::head_pose<T>(head_, t);
+    input_.loads.head = bridge::rigid_pose<T>(head_, t + dt_);
+    input_.loads.head_start = bridge::rigid_pose<T>(head_, t);
     return input_;
   }
 

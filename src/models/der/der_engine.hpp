@@ -2,10 +2,10 @@
 // DER on the generic batched simulator (engine/batched_simulator.hpp): the step parameters of a
 // setup and how strands are loaded into the batch.
 #include "der/der_batch.hpp"
-#include "engine/head_pose.hpp"
 #include "engine/simulator.hpp"
 #include "models/der/der_host_batch.hpp"
 #include "models/der/der_model.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::models {
 
@@ -51,8 +51,8 @@ kernels::der::DerStepParameters<T> step_parameters(const engine::HairSetup& setu
 template <class T>
 void set_head_poses(kernels::der::DerStepParameters<T>& p, const ClampMotion& head, double t) {
   p.time = T(t);
-  p.head_previous = engine::head_pose<T>(head, t);
-  p.head = engine::head_pose<T>(head, t + double(p.dt));
+  p.head_previous = bridge::rigid_pose<T>(head, t);
+  p.head = bridge::rigid_pose<T>(head, t + double(p.dt));
 }
 
 template <class T>

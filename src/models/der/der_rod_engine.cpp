@@ -3,10 +3,10 @@
 #include <chrono>
 #include <cmath>
 
-#include "engine/head_pose.hpp"
 #include "engine/simulator.hpp"
 #include "hairsim/error.hpp"
 #include "models/der/der_host_batch.hpp"
+#include "reference/eigen_bridge.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
 #include "cuda/batched_step.hpp"
 #include "cuda/cuda_api.hpp"
@@ -42,7 +42,7 @@ void check_supported(const der::DerScene& sc) {
 kernels::RigidPose<double> root_pose(const der::Clamp& clamp, double t) {
   ClampMotion motion = clamp.motion;
   if (!motion.center) motion.center = clamp.pivot;
-  return engine::head_pose<double>(motion, t);
+  return bridge::rigid_pose<double>(motion, t);
 }
 
 // The batch's state back into the scene's rod (for the summary and --final).
