@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/model.hpp"
 #include "engine/simulator.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/sdf.hpp"
@@ -44,6 +45,8 @@ inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   // over the run.
   setup.wind = {Vec3(0.5, 0, 0.2), 0.3, 2, 0.2, 4, 11};
   setup.integrator = integrator;
+  // DER's parity settings: one projection tolerance on every backend (der_model.cpp says why).
+  setup.model_settings = engine::find_model("der").parity_settings();
   // The symplectic stability limit (docs/models/der.md); the implicit step runs at 10 times it.
   setup.dt = engine::explicit_step_limit(setup.strands, setup.material);
   if (integrator == engine::Integrator::implicit) setup.dt *= 10;

@@ -15,6 +15,7 @@ struct DerBatch {
   static constexpr int kCounters = 4;
   static constexpr const char* kCounterNames[kCounters] = {
       "projection_iterations", "twist_iterations", "contacts", "solver_failures"};
+  static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 128;
 
   template <class F>

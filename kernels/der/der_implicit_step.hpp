@@ -88,7 +88,8 @@ HS_HD void bending_hessian(const Strand<T>& st, Add&& add) {
 // F the elastic forces of the quasistatic rod and stretching, D air drag (drag_matrix, taken
 // implicitly), H the PSD Hessian approximation (stretching, Gauss-Newton bending). The root
 // vertices move to the head pose: their velocities are known and go to the right-hand side.
-// Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then contacts, then finish_step.
+// Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then constrain_positions with the
+// projection's tolerance as a strain limit (lengths, contacts), then finish_step.
 template <class T>
 HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
@@ -140,14 +141,16 @@ HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& 
   const LowerFromUpper<6, Strided<double>> lower{system.upper};
   const bool solved = block_thomas_solve<double, 6>(pairs, lower, system.diag, system.upper,
                                                     system.rhs, system.rhs, system.diag);
+  const StridedVector3<T> old = st.vectors(a.previous_position);
   for (int i = 0; i < nv; ++i) {
     const Vector3<T> vi = i < 2 ? root_velocity[i] : solved ? system.solution(i) : v.get(i);
     v.set(i, vi);
+    old.set(i, x.get(i));
     x.set(i, i < 2 ? root_target(st, p.head, i) : x.get(i) + p.dt * vi);
   }
   StepCounts counts;
   counts.solver_failures = solved ? 0 : 1;
-  counts.contacts = resolve_contacts(st, p);
+  constrain_positions(st, p, counts, p.length_tolerance);
   counts.twist_iterations = finish_step(st, p, old_t0);
   return counts;
 }

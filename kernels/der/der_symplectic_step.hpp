@@ -46,6 +46,52 @@ HS_HD int finish_step(const Strand<T>& st, const DerStepParameters<T>& p,
   return solve_twist(st, p.twist_tolerance, p.max_twist_iterations).iterations;
 }
 
+// The largest | |e^j| - |ē^j| | (m) over the edges a projection moves (not edge 0, whose ends
+// are the root clamp's).
+template <class T>
+HS_HD T worst_length_error(const Strand<T>& st) {
+  const StridedVector3<T> x = st.vectors(st.a.position);
+  const Strided<T> rest = st.per_row(st.a.edge_length);
+  T worst = 0;
+  for (int j = 1; j < st.edges(); ++j)
+    worst = std::fmax(worst, std::fabs(norm(x.get(j + 1) - x.get(j)) - rest[j]));
+  return worst;
+}
+
+// The end of both integrators' position updates (the reference's constrain_positions), the
+// unconstrained new positions in a.position, the step's start in a.previous_position, the root
+// vertices on the head: fast projection onto the rest lengths to p.length_tolerance with
+// v = (x_projected - x_old)/h (§8.1), contacts, and with any contact the lengths re-projected
+// while contacts slide on their tangent planes. The symplectic step always projects
+// (`strain_limit` < 0); the implicit step only where an edge is off its rest length by more than
+// `strain_limit` (m, its projection tolerance): where its stiff stretching held every length,
+// its solved velocities stay and contacts are resolved alone; elsewhere the projection limits
+// the strain (a 3 rad, 8 Hz shake stretched hair 227 % before issue 27).
+template <class T>
+HS_HD void constrain_positions(const Strand<T>& st, const DerStepParameters<T>& p,
+                               StepCounts& counts, T strain_limit) {
+  const DerBatchArrays<T>& a = st.a;
+  const int nv = a.vertices;
+  const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
+                          old = st.vectors(a.previous_position);
+  const Strided<T> pinned = st.per_row(a.pinned);
+  for (int i = 0; i < nv; ++i) pinned[i] = i < 2 ? T(1) : T(0);
+  auto beyond_limit = [&] { return strain_limit < T(0) || worst_length_error(st) > strain_limit; };
+  if (beyond_limit()) {
+    counts.projection_iterations +=
+        project_lengths(st, p.length_tolerance, p.max_projection_iterations);
+    for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  }
+  counts.contacts = resolve_contacts(st, p);
+  if (counts.contacts > 0 && beyond_limit()) {
+    // Contacts on their tangent planes; everything back onto the lengths.
+    counts.projection_iterations +=
+        project_on_contact_planes(st, p.length_tolerance, p.max_projection_iterations);
+    for (int i = 2; i < nv; ++i)
+      if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+  }
+}
+
 // One step of Algorithm 1 for a hair strand (root clamp carried by the head, tip free): forces
 // of the quasistatic rod (§7.1) with gravity, damping and air drag, symplectic Euler (§7.2), the
 // root vertices placed by the head pose, fast projection with the velocity update
@@ -74,18 +120,7 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
   }
   StepCounts counts;
   for (int k = 0; k < 2; ++k) x.set(k, root_target(st, p.head, k));
-  const Strided<T> pinned = st.per_row(a.pinned);
-  for (int i = 0; i < nv; ++i) pinned[i] = i < 2 ? T(1) : T(0);
-  counts.projection_iterations =
-      project_lengths(st, p.length_tolerance, p.max_projection_iterations);
-  for (int i = 0; i < nv; ++i) v.set(i, (x.get(i) - old.get(i)) / p.dt);
-  counts.contacts = resolve_contacts(st, p);
-  if (counts.contacts > 0) {  // contacts on their tangent planes; everything back onto the lengths
-    counts.projection_iterations +=
-        project_on_contact_planes(st, p.length_tolerance, p.max_projection_iterations);
-    for (int i = 2; i < nv; ++i)
-      if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
-  }
+  constrain_positions(st, p, counts, T(-1));
   counts.twist_iterations = finish_step(st, p, old_t0);
   return counts;
 }

@@ -148,7 +148,7 @@ double worst_deviation_over_length(Integrator integrator, T length_tolerance, T 
     contacts += counts.contacts;
     for (DynamicRod& rod : setup.reference)
       if (integrator == Integrator::implicit)
-        step_linearly_implicit(rod, setup.dt);
+        step_linearly_implicit(rod, setup.dt, double(length_tolerance));
       else
         step_symplectic(rod, setup.dt, 1e-12);
   }

@@ -31,8 +31,14 @@ test::SimulatorParityResult run(Integrator integrator, Precision precision) {
   return r;
 }
 
-// Measured (2026-11-24): symplectic 9.0e-14 L (double), 2.7e-4 L (float); implicit 5.7e-11 L
-// (double), 5.3e-4 L (float); 73 and 2810 vertex contacts in double.
+// Measured (2026-11-25): symplectic 9.4e-14 L (double), 2.7e-4 L (float); implicit 3.0e-12 L
+// (double), 2.6e-3 L (float); 73 and 2386 vertex contacts in double. Float's implicit bound is
+// 5e-3: since issue 27 its lengths are projected (a strain limit) and its ~2,400 contacts slide
+// on tangent planes, each solve stopping at float's tolerance (3e-5 of the shortest edge, the
+// reference's too: DER's parity settings); over 200 steps of hair resting and sliding on the
+// head that round-off carries 2.6e-3 L apart (velocities 7e-5 L per step). Before the
+// projection (hair free to stretch) it was 5.3e-4 L.
+constexpr double kImplicitFloatBound = 5e-3;
 TEST(SimulatorParity, CpuSymplecticDouble) {
   EXPECT_LE(run(Integrator::symplectic, Precision::float64).max_deviation_over_length, 1e-9);
 }
@@ -43,7 +49,8 @@ TEST(SimulatorParity, CpuImplicitDouble) {
   EXPECT_LE(run(Integrator::implicit, Precision::float64).max_deviation_over_length, 1e-9);
 }
 TEST(SimulatorParity, CpuImplicitFloat) {
-  EXPECT_LE(run(Integrator::implicit, Precision::float32).max_deviation_over_length, 2e-3);
+  EXPECT_LE(run(Integrator::implicit, Precision::float32).max_deviation_over_length,
+            kImplicitFloatBound);
 }
 
 TEST(SimulatorParity, CpuWithAMeshColliderFollowsTheReference) {
@@ -59,7 +66,10 @@ TEST(SimulatorParity, CpuWithAMeshColliderFollowsTheReference) {
                 << engine::to_string(precision) << ": max deviation " << r.max_deviation_over_length
                 << " L, " << r.contacts << " vertex contacts\n";
       EXPECT_GT(r.contacts, 0);
-      EXPECT_LE(r.max_deviation_over_length, precision == Precision::float64 ? 1e-9 : 2e-3);
+      EXPECT_LE(r.max_deviation_over_length, precision == Precision::float64 ? 1e-9
+                                             : integrator == Integrator::implicit
+                                                 ? kImplicitFloatBound
+                                                 : 2e-3);
     }
   }
 }

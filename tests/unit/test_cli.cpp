@@ -110,9 +110,10 @@ TEST(Cli, BenchWritesOneRowPerCase) {
       // SVU/s is strands x vertices over the time of one step.
       EXPECT_NEAR(row["svu_per_second"].get<double>() * row["ms_per_step"].get<double>() * 1e-3,
                   row["strands"].get<double>() * 6, 1e-6 * row["strands"].get<double>());
-      // The implicit step has no projection; the symplectic one projects at least once.
+      // The symplectic step projects at least once; the implicit one only where its stiff
+      // stretching left an edge off its length by more than the tolerance (a strain limit).
       if (row["integrator"] == "implicit")
-        EXPECT_TRUE(row["projection_iterations"].is_null());
+        EXPECT_GE(row["projection_iterations"].get<double>(), 0.0);
       else
         EXPECT_GE(row["projection_iterations"].get<double>(), 1.0);
     } else if (!row["ran"].get<bool>()) {

@@ -297,13 +297,37 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
     x[i] += dt * rod.velocity[i];
   }
   const ClampTargets targets = place_clamps(rod, rod.time + dt, x);
-  ProjectionReport report =
-      project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
-  for (int i = 0; i < n; ++i) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
+  const ProjectionReport report = constrain_positions(rod, x, dt, length_tolerance, -1);
+  finish_step(rod, x, targets, held_m1, dt);
+  return report;
+}
+
+double worst_length_error(const std::vector<Vec3>& x, const RestShape& rest,
+                          const std::vector<bool>& fixed) {
+  double worst = 0;
+  for (int j = 0; j < rest.edge_count(); ++j) {
+    const int a = j, b = rest.vertex_after(j);
+    if (fixed[a] && fixed[b]) continue;
+    worst = std::max(worst, std::abs((x[b] - x[a]).norm() - rest.edge_length[j]));
+  }
+  return worst;
+}
+
+ProjectionReport constrain_positions(DynamicRod& rod, std::vector<Vec3>& x, double dt,
+                                     double length_tolerance, double strain_limit) {
+  const int n = rod.rest.vertex_count();
+  auto beyond_limit = [&] {
+    return strain_limit < 0 || worst_length_error(x, rod.rest, rod.fixed) > strain_limit;
+  };
+  ProjectionReport report;
+  if (beyond_limit()) {
+    report = project_inextensible(x, rod.rest, rod.mass, rod.fixed, length_tolerance);
+    for (int i = 0; i < n; ++i) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
+  }
   std::vector<bool> pinned = rod.fixed;
   std::vector<Vec3> normals(n, Vec3::Zero());
   std::vector<double> offsets(n, 0.0);
-  if (resolve_contacts(rod, rod.time, dt, x, pinned, &normals, &offsets)) {
+  if (resolve_contacts(rod, rod.time, dt, x, pinned, &normals, &offsets) && beyond_limit()) {
     // Contacts slide on their tangent planes while every edge goes back to its length.
     std::vector<bool> on_plane(n);
     for (int i = 0; i < n; ++i) on_plane[i] = pinned[i] && !rod.fixed[i];
@@ -313,8 +337,6 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
     for (int i = 0; i < n; ++i)
       if (!pinned[i]) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
   }
-
-  finish_step(rod, x, targets, held_m1, dt);
   return report;
 }
 

@@ -4,6 +4,7 @@
 
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <cmath>
 
 #include "hairsim/error.hpp"
@@ -75,6 +76,12 @@ double stretching_energy(const DynamicRod& rod) {
 }
 
 ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
+  const double shortest =
+      *std::min_element(rod.rest.edge_length.begin(), rod.rest.edge_length.end());
+  return step_linearly_implicit(rod, dt, 1e-12 * shortest);
+}
+
+ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double length_tolerance) {
   if (!(rod.stretching_stiffness > 0))
     throw Error("der implicit", "the implicit integrator needs a positive stretching stiffness");
   const int n = rod.rest.vertex_count();
@@ -128,11 +135,11 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
     rod.velocity[i] = v.segment<3>(3 * i);
     x[i] = rod.fixed[i] ? target[i] : Vec3(x[i] + dt * rod.velocity[i]);
   }
-  std::vector<bool> pinned = rod.fixed;
-  resolve_contacts(rod, rod.time, dt, x, pinned);
+  ImplicitStepReport report;
+  report.projection_iterations =
+      constrain_positions(rod, x, dt, length_tolerance, length_tolerance).iterations;
   finish_step(rod, x, targets, clamped_m1, dt);
 
-  ImplicitStepReport report;
   for (int j = 0; j < rod.rest.edge_count(); ++j)
     report.max_strain = std::max(
         report.max_strain,
