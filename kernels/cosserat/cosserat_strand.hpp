@@ -73,6 +73,16 @@ HS_HD V3<T> wrapped(const V3<T>& w) {
   return (reduced / theta) * w;
 }
 
+// Every segment's ω back into |ω| <= π (the same rotation): at the step's start and at every
+// Newton iterate, as the reference's step. The rotation map B(ω) of eq. (4) is singular at
+// |ω| = 2π; an iterate of a segment turning by more than π in one step (a 3 rad, 8 Hz shake)
+// reached it and the Hessian's block became rank one, failing the preconditioner (issue 27).
+template <class T>
+HS_HD void wrap_rotations(const Strand<T>& st) {
+  for (int i = 0; i < st.segments(); ++i)
+    st.set(st.a.config, 1 + i, wrapped(st.template get<3, 1>(st.a.config, 1 + i)));
+}
+
 // Root vertex and segment 0's frame at the head pose: p_0 = pose(p_0,rest), frame = R frame_rest.
 template <class T>
 HS_HD void place_root(const Strand<T>& st, const RigidPose<T>& pose) {
@@ -161,8 +171,7 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
                       const StepSettings& settings) {
   const auto& a = st.a;
   StepCounts counts;
-  for (int i = 0; i < st.segments(); ++i)
-    st.set(a.config, 1 + i, wrapped(st.template get<3, 1>(a.config, 1 + i)));
+  wrap_rotations(st);
   compute_kinematics(st);
   for (int v = 0; v < st.vertices(); ++v) {
     const V3<T> x = st.template get<3, 1>(a.x, v);
@@ -183,6 +192,7 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
     coordinate_scale = r > coordinate_scale ? r : coordinate_scale;
   }
   for (int it = 0;; ++it) {
+    wrap_rotations(st);
     compute_kinematics(st);
     compute_gradient(st, dt, loads, a.gradient);
     if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;

@@ -368,6 +368,9 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
   std::vector<ContactPair> active = rod.active;
   std::vector<double> lambda;
   for (int it = 0;; ++it) {  // Alg. 1
+    // ω within |ω| <= π at every iterate (the same rotation): B(ω), eq. (4), is singular at
+    // |ω| = 2π, which an iterate of a segment turning by more than π in a step can reach.
+    for (int i = 0; i < segments; ++i) s.segment<3>(3 + 3 * i) = wrapped(s.segment<3>(3 + 3 * i));
     const Kinematics k = kinematics(s, rod.rest);
     const HessianX h = hessian(start, k, rod.rest);
     const NewtonSystem system(k, h, rod.rest, fixed);
