@@ -9,6 +9,7 @@
 // Readers check every count against the file size before allocating and throw Error naming
 // the file, the byte offset and the problem. Writers write to a temporary file and rename it,
 // so a failed write leaves no partial output.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -58,12 +59,25 @@ class UsdaAnimationWriter {
   void add_frame(int frame, const std::vector<Vec3>& points);
   void finish();
 
+  // Where the frames written so far end (a checkpoint's record): the frames file beside the
+  // .usda (PATH.frames.tmp, kept by a killed run) and the frame range.
+  struct Progress {
+    std::uint64_t body_bytes = 0;
+    int first = 0, last = -1;
+  };
+  Progress progress() const { return {body_bytes_, first_, last_}; }
+  // Takes up a stopped run's frames: its frames file cut back to `progress.body_bytes` (Error
+  // when it is missing or shorter, e.g. removed by hand).
+  UsdaAnimationWriter(std::filesystem::path path, const StrandSet& topology, double fps,
+                      const Progress& resume_from);
+
  private:
   std::filesystem::path path_, body_;
   std::vector<std::size_t> counts_;
   std::size_t points_ = 0;
   double fps_;
   int first_ = 0, last_ = -1;
+  std::uint64_t body_bytes_ = 0;
   bool finished_ = false;
 };
 

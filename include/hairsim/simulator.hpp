@@ -152,6 +152,14 @@ class Simulator {
   virtual void velocities(std::vector<Vec3>& out) = 0;
   virtual std::string device() const = 0;  // "CPU model, N threads" or the GPU's name
 
+  // Checkpoints: the complete state, bit for bit (every model variable, the step count and the
+  // counters), as bytes for this build on this kind of machine. restore_state() on a simulator
+  // created from the same setup and options continues exactly as the saved one would have
+  // (cpu and reference: the same bits); throws Error("checkpoint", ...) on a state of another
+  // shape.
+  std::string save_state();
+  void restore_state(const std::string& state);
+
   int strands() const { return strands_; }
   int vertices() const { return vertices_; }
   double dt() const { return dt_; }
@@ -161,6 +169,9 @@ class Simulator {
  protected:
   Simulator(int strands, int vertices, double dt)
       : strands_(strands), vertices_(vertices), dt_(dt) {}
+  // The model's and backend's part of save_state / restore_state (the base keeps the steps).
+  virtual void save_model_state(std::string& out) = 0;
+  virtual void restore_model_state(std::string_view in) = 0;
   long steps_ = 0;
 
  private:

@@ -6,6 +6,7 @@
 // A model's batch traits (kernels/<model>/<model>_batch.hpp) provide, with S its scalar:
 //   using Scalar, Arrays, Parameters;
 //   static constexpr int kCounters; static constexpr const char* kCounterNames[kCounters];
+//   static constexpr int kFailureCounter;  // the counter of failed solves ("solver_failures")
 //   static constexpr int kCudaBlock;                    // threads per block, one per strand
 //   HS_HD static void for_each_array(Arrays&, F&&);     // f(U*& array, int rows per strand)
 //   HS_HD static Arrays tile(const Arrays&, int t);     // the arrays of tile t

@@ -23,6 +23,7 @@ struct CosseratBatch {
   static constexpr int kCounters = 5;
   static constexpr const char* kCounterNames[kCounters] = {
       "newton_iterations", "pcg_iterations", "pcg_solves", "solver_failures", "contacts"};
+  static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 64;
 
   template <class F>

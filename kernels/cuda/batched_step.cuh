@@ -7,11 +7,13 @@ namespace hairsim::cuda {
 
 template <class Batch>
 __global__ void batched_step_kernel(typename Batch::Arrays a, typename Batch::Parameters p,
-                                    unsigned long long* counts) {
+                                    unsigned long long* counts, unsigned long long* first_failure,
+                                    long step) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= a.strands) return;
   long c[Batch::kCounters] = {};
   Batch::step(Batch::tile(a, s / a.tile_width), s % a.tile_width, p, c);
+  if (first_failure && c[Batch::kFailureCounter]) atomicMin(first_failure, failure_key(step, s));
   if (!counts) return;
   for (int k = 0; k < Batch::kCounters; ++k)
     if (c[k]) atomicAdd(counts + k, static_cast<unsigned long long>(c[k]));
@@ -19,10 +21,11 @@ __global__ void batched_step_kernel(typename Batch::Arrays a, typename Batch::Pa
 
 template <class Batch>
 void launch_step(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
-                 unsigned long long* counts, cudaStream_t stream) {
+                 unsigned long long* counts, cudaStream_t stream, unsigned long long* first_failure,
+                 long step) {
   constexpr int block = Batch::kCudaBlock;
   const int blocks = (a.strands + block - 1) / block;
-  batched_step_kernel<Batch><<<blocks, block, 0, stream>>>(a, p, counts);
+  batched_step_kernel<Batch><<<blocks, block, 0, stream>>>(a, p, counts, first_failure, step);
   HS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -32,7 +35,7 @@ void launch_step(const typename Batch::Arrays& a, const typename Batch::Paramete
 #define HAIRSIM_INSTANTIATE_CUDA_STEP(BatchTemplate)                                  \
   template void hairsim::cuda::launch_step<BatchTemplate<float>>(                     \
       const BatchTemplate<float>::Arrays&, const BatchTemplate<float>::Parameters&,   \
-      unsigned long long*, cudaStream_t);                                             \
+      unsigned long long*, cudaStream_t, unsigned long long*, long);                  \
   template void hairsim::cuda::launch_step<BatchTemplate<double>>(                    \
       const BatchTemplate<double>::Arrays&, const BatchTemplate<double>::Parameters&, \
-      unsigned long long*, cudaStream_t)
+      unsigned long long*, cudaStream_t, unsigned long long*, long)

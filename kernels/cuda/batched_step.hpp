@@ -8,10 +8,19 @@
 namespace hairsim::cuda {
 
 // Asynchronous on `stream`. With `counts` (device memory, Batch::kCounters values) the strands'
-// work counters are added into it.
+// work counters are added into it. With `first_failure` (device memory, one value) a strand
+// whose solve fails lowers it to failure_key(step, strand): the earliest failed step's lowest
+// strand survives.
 template <class Batch>
 void launch_step(const typename Batch::Arrays& device_arrays,
                  const typename Batch::Parameters& parameters, unsigned long long* counts = nullptr,
-                 cudaStream_t stream = nullptr);
+                 cudaStream_t stream = nullptr, unsigned long long* first_failure = nullptr,
+                 long step = 0);
+
+// The step (from 0) in the high 32 bits, the strand in the low ones; no failure: ~0.
+inline constexpr unsigned long long kNoFailure = ~0ull;
+__host__ __device__ inline unsigned long long failure_key(long step, int strand) {
+  return (static_cast<unsigned long long>(step) << 32) | static_cast<unsigned int>(strand);
+}
 
 }  // namespace hairsim::cuda

@@ -33,6 +33,15 @@ class DeviceBatch {
 
   const Arrays& arrays() const { return device_; }
 
+  // Copies every host array it was made from onto the device (synchronises).
+  void upload_all() {
+    Arrays source = host_;
+    std::size_t k = 0;
+    Batch::for_each_array(source, [&](auto*& array, int) {
+      buffers_[k++].upload(reinterpret_cast<const unsigned char*>(array));
+    });
+  }
+
   // Copies every device array back into the host arrays it was made from (synchronises).
   void download_all() const {
     Arrays target = host_;

@@ -40,8 +40,10 @@ class DeviceBuffer {
       HS_CUDA_CHECK(
           cudaMemcpyAsync(host, data_, count_ * sizeof(T), cudaMemcpyDeviceToHost, stream));
   }
-  void zero_async(cudaStream_t stream) {
-    if (count_) HS_CUDA_CHECK(cudaMemsetAsync(data_, 0, count_ * sizeof(T), stream));
+  void zero_async(cudaStream_t stream) { fill_bytes_async(0, stream); }
+  // Every byte set to `byte`.
+  void fill_bytes_async(int byte, cudaStream_t stream) {
+    if (count_) HS_CUDA_CHECK(cudaMemsetAsync(data_, byte, count_ * sizeof(T), stream));
   }
 
  private:

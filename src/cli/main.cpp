@@ -30,13 +30,15 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitFailure = 1;
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, the shell's convention
-
-// Ctrl-C during a hairstyle run: stop after the current frame (a second one ends the process).
+// Ctrl-C (SIGINT) or SIGTERM during a hairstyle run: stop after the current frame, outputs
+// complete; a second signal ends the process. Exit 128 + the signal, the shell's convention.
 std::atomic<bool> g_stop_requested{false};
-extern "C" void request_stop(int) {
+std::atomic<int> g_stop_signal{0};
+extern "C" void request_stop(int signal) {
   g_stop_requested = true;
+  g_stop_signal = signal;
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 }
 
 StrandSet load(const std::string& path, const std::string& units) {
@@ -151,7 +153,7 @@ int cmd_generate(GenerateArgs a) {
 }
 
 struct RunArgs {
-  std::string scene, out, final_file, final_units = "m", backend, model, precision;
+  std::string scene, out, resume, final_file, final_units = "m", backend, model, precision;
   std::string frames, duration;  // kept as text: they become --set overrides
   std::vector<std::string> overrides;
 };
@@ -183,8 +185,9 @@ nlohmann::json load_scene_document(const std::string& path,
   return doc;
 }
 
-// The run's output folder (--out, default out/<scene name>).
+// The run's output folder (--out or --resume, default out/<scene name>).
 std::filesystem::path output_folder(const RunArgs& a) {
+  if (!a.resume.empty()) return a.resume;
   return a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
                        : std::filesystem::path(a.out);
 }
@@ -277,6 +280,9 @@ void check_final_options(const RunArgs& a) {
 int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   if (!a.final_file.empty())
     throw Error("--final", "is for single-rod scenes; hairstyle scenes write output.frames");
+  if (!a.resume.empty() && !a.out.empty() &&
+      std::filesystem::absolute(a.out) != std::filesystem::absolute(a.resume))
+    throw Error("--out", "--resume continues in its own folder; give one of them");
   engine::HairScene sc = naming_the_scene(a, [&] {
     return engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
   });
@@ -293,22 +299,30 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
             << engine::to_string(sc.options.precision) << ")\n";
   g_stop_requested = false;
   std::signal(SIGINT, request_stop);
-  engine::RunControl control{&std::cout, isatty(STDOUT_FILENO) == 1, &g_stop_requested};
+  std::signal(SIGTERM, request_stop);
+  engine::RunControl control{&std::cout, isatty(STDOUT_FILENO) == 1, &g_stop_requested,
+                             !a.resume.empty()};
+  if (control.resume) std::cout << "resuming from " << (out / "checkpoint.bin").string() << "\n";
   engine::HairRunResult result;
   try {
     result = engine::run_hair_scene(sc, out, control);
   } catch (...) {
     std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     throw;
   }
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   for (const auto& file : result.written) std::cout << file.string() << "\n";
   if (!sc.output.frames.empty()) std::cout << (out / "frames").string() << "/\n";
   if (sc.output.png_every > 0) std::cout << (out / "png").string() << "/\n";
   if (result.interrupted) {
     std::cerr << "hairsim: interrupted after frame " << result.summary["frames"].get<int>()
-              << "; everything written so far is complete\n";
-    return kExitInterrupted;
+              << "; everything written so far is complete"
+              << (sc.output.checkpoint_every > 0 ? " (continue with --resume " + out.string() + ")"
+                                                 : std::string())
+              << "\n";
+    return 128 + (g_stop_signal ? g_stop_signal.load() : SIGINT);
   }
   return 0;
 }
@@ -333,6 +347,7 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
 
 // A single-rod scene of the model its "model" names (default: the table's first).
 int run_rod(const RunArgs& a, const nlohmann::json& doc) {
+  if (!a.resume.empty()) throw Error("--resume", "is for hairstyle scenes");
   std::unique_ptr<engine::RodScene> rod = naming_the_scene(a, [&] {
     const std::string name = scene::JsonReader(doc, "").string("model", engine::default_model());
     return engine::find_model(name).parse_rod_scene(doc);
@@ -363,6 +378,19 @@ int cmd_run(const RunArgs& a) {
   }
   if (engine::is_hair_scene(doc)) return run_hair(a, doc);
   return run_rod(a, doc);
+}
+
+// The model table: "name<TAB>integrators<TAB>description" per model, the default first.
+int cmd_models() {
+  for (const engine::Model& m : engine::models()) {
+    std::string integrators;
+    for (const engine::Integrator i : m.integrators) {
+      if (!integrators.empty()) integrators += ',';
+      integrators += engine::to_string(i);
+    }
+    std::cout << m.name << "\t" << integrators << "\t" << m.description << "\n";
+  }
+  return 0;
 }
 
 struct BenchArgs {
@@ -496,6 +524,9 @@ int run(int argc, char** argv) {
       "run", "Run a scene file: a hairstyle or a single rod (model " + models + ")");
   runc->add_option("SCENE", run_args.scene, "scene file (.json), see docs/scenes.md")->required();
   runc->add_option("--out", run_args.out, "output folder (default: out/<scene name>)");
+  runc->add_option("--resume", run_args.resume,
+                   "continue the run stopped in this output folder from its checkpoint "
+                   "(output.checkpoint_every)");
   runc->add_option("--final", run_args.final_file, "write the last state as a strand file");
   runc->add_option("--final-units", run_args.final_units, "unit of the --final file")
       ->capture_default_str();
@@ -538,6 +569,9 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   bench->add_option("--json", bench_args.json, "also write the rows to this .json file");
 
+  auto* models_cmd = app.add_subcommand(
+      "models", "List the rod models (name, integrators, paper), one per line, for scripts");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -551,6 +585,7 @@ int run(int argc, char** argv) {
   if (*gener) return cmd_generate(gen);
   if (*runc) return cmd_run(run_args);
   if (*bench) return cmd_bench(bench_args);
+  if (*models_cmd) return cmd_models();
   return kExitBadInput;
 }
 

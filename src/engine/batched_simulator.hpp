@@ -47,8 +47,8 @@ class HostSimulator final : public Simulator {
   }
 
   void step() override {
-    step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_);
-    check_solves(counts(), steps_);
+    const int failed = step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_);
+    check_solves(counts(), steps_, dt(), failed);
     ++steps_;
   }
   StepCounters counts() override { return batch_counters<Batch>(totals_); }
@@ -59,6 +59,19 @@ class HostSimulator final : public Simulator {
     batch_.gather(Batch::velocities(batch_.arrays()), out);
   }
   std::string device() const override { return cpu_description(omp_get_max_threads()); }
+
+ protected:
+  void save_model_state(std::string& out) override {
+    StateWriter w(out);
+    w.value(totals_);
+    batch_.save(w);
+  }
+  void restore_model_state(std::string_view state) override {
+    StateReader in(state);
+    in.value(totals_);
+    batch_.restore(in);
+    if (!in.done()) throw Error("checkpoint", "the saved state does not fit this simulator");
+  }
 
  private:
   std::vector<std::shared_ptr<const SignedDistanceGrid>> grids_;  // mesh colliders' samples

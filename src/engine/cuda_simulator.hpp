@@ -36,8 +36,10 @@ class CudaSimulator final : public Simulator {
         host_(engine_.layout(strands(), vertices(), kTileWidth)),
         device_((engine_.load(host_, setup), host_.arrays())),
         counts_(Batch::kCounters),
+        first_failure_(1),
         readback_(field_size(Batch::positions(host_.arrays()))) {
     counts_.zero_async(stream_.get());
+    first_failure_.fill_bytes_async(0xff, stream_.get());  // cuda::kNoFailure
     // Mesh colliders: their distance samples go to the device once; each step's parameters
     // are pointed at them there.
     for (const kernels::Collider<double>& c : kernel_colliders(setup)) {
@@ -56,18 +58,24 @@ class CudaSimulator final : public Simulator {
     for (int c = 0; c < count; ++c)
       if (colliders[c].sdf.values)
         colliders[c].sdf.values = grids_.at(colliders[c].sdf.values).data();
-    cuda::launch_step<Batch>(device_.arrays(), p, counts_.data(), stream_.get());
+    cuda::launch_step<Batch>(device_.arrays(), p, counts_.data(), stream_.get(),
+                             first_failure_.data(), steps_);
     ++steps_;
   }
 
+  // Synchronises. A failed solve since the last call is thrown here, naming the earliest step
+  // and its lowest strand that failed (the steps run ahead of the host).
   StepCounters counts() override {
     std::array<unsigned long long, Batch::kCounters> c{};
+    unsigned long long failure = cuda::kNoFailure;
     counts_.download_async(c.data(), stream_.get());
+    first_failure_.download_async(&failure, stream_.get());
     stream_.synchronize();
     long values[Batch::kCounters];
     for (int k = 0; k < Batch::kCounters; ++k) values[k] = long(c[k]);
     const StepCounters total = batch_counters<Batch>(values);
-    check_solves(total, steps_);
+    if (failure != cuda::kNoFailure)
+      check_solves(total, long(failure >> 32), dt(), long(failure & 0xffffffffull));
     return total;
   }
 
@@ -78,6 +86,32 @@ class CudaSimulator final : public Simulator {
     gather(Batch::velocities(device_.arrays()), out);
   }
   std::string device() const override { return cuda::device_name(); }
+
+ protected:
+  // Through the host batch the device batch was uploaded from.
+  void save_model_state(std::string& out) override {
+    StateWriter w(out);
+    w.value(counts().values.size());  // synchronises; throws on a failed solve
+    std::array<unsigned long long, Batch::kCounters> c{};
+    counts_.download(c.data());
+    w.value(c);
+    device_.download_all();
+    host_.save(w);
+  }
+  void restore_model_state(std::string_view state) override {
+    StateReader in(state);
+    if (in.value<std::size_t>() != std::size_t(Batch::kCounters))
+      throw Error("checkpoint", "the saved state does not fit this simulator");
+    std::array<unsigned long long, Batch::kCounters> c{};
+    in.value(c);
+    host_.restore(in);
+    if (!in.done()) throw Error("checkpoint", "the saved state does not fit this simulator");
+    stream_.synchronize();
+    counts_.upload(c.data());
+    first_failure_.fill_bytes_async(0xff, stream_.get());
+    device_.upload_all();
+    stream_.synchronize();
+  }
 
  private:
   std::size_t padded() const { return std::size_t(host_.arrays().tile_count()) * kTileWidth; }
@@ -111,6 +145,7 @@ class CudaSimulator final : public Simulator {
   cuda::DeviceBatch<Batch> device_;
   cuda::Stream stream_;
   cuda::DeviceBuffer<unsigned long long> counts_;
+  cuda::DeviceBuffer<unsigned long long> first_failure_;  // cuda::failure_key of the earliest
   cuda::PinnedBuffer<Scalar> readback_;
   std::map<const float*, cuda::DeviceBuffer<float>> grids_;  // host samples -> device copy
 };

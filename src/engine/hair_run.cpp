@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "engine/checkpoint.hpp"
 #include "engine/model.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/io.hpp"
@@ -27,12 +28,15 @@ double seconds_since(Clock::time_point start) {
 using bridge::from_kernel;
 using bridge::to_kernel;
 
-// What one frame's state measures (summary.json): stretch, penetration, root drift, energy.
+// What one frame's state measures (summary.json): stretch, penetration, root drift, energy, and
+// where the stretch and the speed are worst (the run's guard).
 struct FrameStats {
-  double max_stretch = 0;           // max | |e| / |ē| - 1 |
-  double max_penetration = 0;       // m, deepest vertex inside a collider
-  double max_root_drift = 0;        // m, root vertices from where the head pose puts them
-  double kinetic = 0, gravity = 0;  // J
+  double max_stretch = 0;                    // max | |e| / |ē| - 1 |
+  double max_penetration = 0;                // m, deepest vertex inside a collider
+  double max_root_drift = 0;                 // m, root vertices from where the head pose puts them
+  double max_speed = 0;                      // m/s, fastest vertex
+  double kinetic = 0, gravity = 0;           // J
+  std::size_t stretch_at = 0, speed_at = 0;  // vertex (strand-major) of the largest of each
 };
 
 class FrameMeter {
@@ -57,8 +61,12 @@ class FrameMeter {
     const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
     for (std::size_t a = 0; a < x.size(); ++a) {
       const int i = int(a % v_);
-      if (i + 1 < v_)
-        f.max_stretch = std::max(f.max_stretch, std::abs((x[a + 1] - x[a]).norm() / rest_[a] - 1));
+      if (i + 1 < v_) {
+        const double stretch = std::abs((x[a + 1] - x[a]).norm() / rest_[a] - 1);
+        if (!(stretch <= f.max_stretch)) f.max_stretch = stretch, f.stretch_at = a;
+      }
+      const double speed = v[a].norm();
+      if (!(speed <= f.max_speed)) f.max_speed = speed, f.speed_at = a;
       if (i < 2) {
         f.max_root_drift = std::max(f.max_root_drift,
                                     (x[a] - from_kernel(pose.apply(to_kernel(start_[a])))).norm());
@@ -84,13 +92,11 @@ class FrameMeter {
   std::vector<kernels::Collider<double>> colliders_;  // the setup's (its grids live in it)
 };
 
-// Names the first non-finite value (strand and vertex) or returns nothing.
-std::optional<std::string> first_non_finite(const std::vector<Vec3>& x, const std::vector<Vec3>& v,
-                                            int vertices) {
+// The first vertex (strand-major) with a non-finite position or velocity, if any.
+std::optional<std::size_t> first_non_finite(const std::vector<Vec3>& x,
+                                            const std::vector<Vec3>& v) {
   for (std::size_t a = 0; a < x.size(); ++a)
-    if (!x[a].allFinite() || !v[a].allFinite())
-      return "strand " + std::to_string(a / vertices) + " (vertex " + std::to_string(a % vertices) +
-             ")";
+    if (!x[a].allFinite() || !v[a].allFinite()) return a;
   return std::nullopt;
 }
 
@@ -144,11 +150,22 @@ class Progress {
 // and at the end (the .usda's assembly, the MP4), with the wall time each took.
 class FrameOutputs {
  public:
+  // `resumed`: a checkpoint's record of the outputs (frames written, the .usda's progress) to
+  // take up; null for a fresh run.
   FrameOutputs(const HairScene& sc, const std::filesystem::path& out,
-               const std::vector<Vec3>& start, int strands, int vertices)
+               const std::vector<Vec3>& start, int strands, int vertices,
+               const nlohmann::json* resumed)
       : sc_(sc), out_(out), strands_(strands), vertices_(vertices) {
-    if (sc.output.usd)
+    if (sc.output.usd && resumed) {
+      const nlohmann::json& u = resumed->at("usd");
+      usd_.emplace(
+          out / "hair.usda", as_strands(start, strands, vertices), sc.fps,
+          UsdaAnimationWriter::Progress{u.at("body_bytes").get<std::uint64_t>(),
+                                        u.at("first").get<int>(), u.at("last").get<int>()});
+    } else if (sc.output.usd) {
       usd_.emplace(out / "hair.usda", as_strands(start, strands, vertices), sc.fps);
+    }
+    if (resumed) png_count_ = resumed->at("png_count").get<int>();
     if (!sc.output.frames.empty()) std::filesystem::create_directories(out / "frames");
     if (sc.output.png_every > 0) std::filesystem::create_directories(out / "png");
     view_ = preview_camera(sc, start);
@@ -200,6 +217,16 @@ class FrameOutputs {
     return note;
   }
 
+  // What a checkpoint records of the outputs (FrameOutputs' `resumed`).
+  nlohmann::json record() const {
+    nlohmann::json r = {{"png_count", png_count_}};
+    if (usd_) {
+      const UsdaAnimationWriter::Progress p = usd_->progress();
+      r["usd"] = {{"body_bytes", p.body_bytes}, {"first", p.first}, {"last", p.last}};
+    }
+    return r;
+  }
+
   double frames_s = 0, usd_s = 0, png_s = 0, mp4_s = 0;
 
  private:
@@ -247,6 +274,7 @@ struct RunMeasures {
     worst.max_stretch = std::max(worst.max_stretch, f.max_stretch);
     worst.max_penetration = std::max(worst.max_penetration, f.max_penetration);
     worst.max_root_drift = std::max(worst.max_root_drift, f.max_root_drift);
+    worst.max_speed = std::max(worst.max_speed, f.max_speed);
     trace.push_back({{"frame", frame},
                      {"time_s", t},
                      {"kinetic_j", f.kinetic},
@@ -254,102 +282,316 @@ struct RunMeasures {
                      {"max_stretch", f.max_stretch},
                      {"max_penetration_m", f.max_penetration}});
   }
+  nlohmann::json record() const {
+    return {{"max_stretch", worst.max_stretch},
+            {"max_penetration_m", worst.max_penetration},
+            {"max_root_drift_m", worst.max_root_drift},
+            {"max_speed_m_s", worst.max_speed},
+            {"trace", trace}};
+  }
+  void take_up(const nlohmann::json& r) {
+    worst.max_stretch = r.at("max_stretch").get<double>();
+    worst.max_penetration = r.at("max_penetration_m").get<double>();
+    worst.max_root_drift = r.at("max_root_drift_m").get<double>();
+    worst.max_speed = r.at("max_speed_m_s").get<double>();
+    trace = r.at("trace");
+  }
+};
+
+// Why a run stopped early: its status ("diverged": a non-finite or guarded state; "failed": a
+// solver gave up), where (strand, step, time) and why.
+struct RunStop {
+  std::string status, where, why;
+};
+
+// The guard's verdict on a frame's state: non-finite values, a stretch or a speed beyond the
+// scene's guard (docs/scenes.md, `guard`). Names strand, vertex and the step reached.
+std::optional<RunStop> check_state(const std::vector<Vec3>& x, const std::vector<Vec3>& v,
+                                   const FrameStats& f, const RunGuard& guard, int vertices,
+                                   long steps, double t) {
+  auto at = [&](std::size_t a) {
+    char when[64];
+    std::snprintf(when, sizeof when, ", by step %ld (t = %.6g s)", steps, t);
+    return "strand " + std::to_string(a / vertices) + " (vertex " + std::to_string(a % vertices) +
+           ")" + when;
+  };
+  if (const std::optional<std::size_t> a = first_non_finite(x, v))
+    return RunStop{"diverged", at(*a), "non-finite position or velocity"};
+  char why[160];
+  if (f.max_stretch > guard.max_strain) {
+    std::snprintf(why, sizeof why,
+                  "edge stretched by %.3g of its rest length (guard.max_strain %g)", f.max_stretch,
+                  guard.max_strain);
+    return RunStop{"diverged", at(f.stretch_at), why};
+  }
+  if (f.max_speed > guard.max_speed) {
+    std::snprintf(why, sizeof why, "vertex moving at %.3g m/s (guard.max_speed %g m/s)",
+                  f.max_speed, guard.max_speed);
+    return RunStop{"diverged", at(f.speed_at), why};
+  }
+  return std::nullopt;
+}
+
+// Removes what an earlier run wrote into the folder (frame files, PNGs, the .usda, the MP4, the
+// summary, the checkpoint), so that a fresh run's outputs are its own: a shorter second run left
+// the first one's later frames beside its own. Other files stay.
+void remove_earlier_outputs(const std::filesystem::path& out) {
+  std::error_code ec;
+  for (const char* file :
+       {"hair.usda", "hair.usda.frames.tmp", "hair.mp4", "summary.json", kCheckpointFile})
+    std::filesystem::remove(out / file, ec);
+  for (const char* folder : {"frames", "png"}) {
+    if (!std::filesystem::is_directory(out / folder, ec)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(out / folder, ec))
+      if (entry.path().filename().string().rfind("frame_", 0) == 0)
+        std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+// One hairstyle run: the simulator stepped frame by frame, every frame's state checked, outputs
+// written as frames come, the summary rewritten after each (status "running"), checkpoints.
+class HairRun {
+ public:
+  HairRun(const HairScene& sc, const std::filesystem::path& out, const RunControl& control)
+      : sc_(sc), out_(out), control_(control) {}
+
+  HairRunResult run() {
+    sim_ = Simulator::create(sc_.setup, sc_.options);
+    vertices_ = sim_->vertices();
+    std::filesystem::create_directories(out_);
+    std::vector<Vec3> x, v;
+    sim_->positions(x);
+    sim_->velocities(v);
+    meter_.emplace(sc_, x, vertices_);
+    std::optional<Checkpoint> checkpoint;
+    if (control_.resume) {
+      checkpoint = read_checkpoint(out_ / kCheckpointFile);
+      take_up(*checkpoint);
+    } else {
+      remove_earlier_outputs(out_);
+    }
+    outputs_.emplace(sc_, out_, x, sim_->strands(), vertices_,
+                     checkpoint ? &checkpoint->run.at("outputs") : nullptr);
+    checkpoint.reset();  // its state can be large
+    setup_s_ += seconds_since(run_start_);
+    if (!control_.resume) {
+      const FrameStats f = meter_->measure(x, v, 0.0);
+      measures_.add(0, 0.0, f);
+      outputs_->write(0, 0.0, x);
+      stop_ = check_state(x, v, f, sc_.guard, vertices_, 0, 0.0);
+    }
+    Progress progress(control_, sc_.frames);
+    if (!stop_ && !stop_requested()) {
+      write_summary("running");
+      run_frames(x, v, progress);
+    }
+    interrupted_ = !stop_ && frames_done_ < sc_.frames;
+    if (interrupted_) progress.interrupted();
+    if (interrupted_ && sc_.output.checkpoint_every > 0) write_checkpoint_now();
+    return finish();
+  }
+
+ private:
+  bool stop_requested() const { return control_.stop && control_.stop->load(); }
+
+  void run_frames(std::vector<Vec3>& x, std::vector<Vec3>& v, Progress& progress) {
+    for (int frame = frames_done_ + 1; frame <= sc_.frames; ++frame) {
+      const Clock::time_point frame_start = Clock::now();
+      try {
+        for (int k = 0; k < sc_.steps_per_frame; ++k) sim_->step();
+        sim_->counts();  // where a backend reports failed solves late (cuda)
+      } catch (const RunFailure& e) {
+        stop_ = RunStop{"failed", e.where(), e.why()};
+        return;
+      }
+      const Clock::time_point t0 = Clock::now();
+      sim_->positions(x);
+      sim_->velocities(v);
+      readback_s_ += seconds_since(t0);
+      simulate_s_ += std::chrono::duration<double>(t0 - frame_start).count();
+      const FrameStats f = meter_->measure(x, v, sim_->time());
+      if ((stop_ = check_state(x, v, f, sc_.guard, vertices_, sim_->steps(), sim_->time()))) return;
+      measures_.add(frame, sim_->time(), f);
+      outputs_->write(frame, sim_->time(), x);
+      frames_done_ = frame;
+      if (sc_.output.checkpoint_every > 0 && frame % sc_.output.checkpoint_every == 0)
+        write_checkpoint_now();
+      write_summary("running");
+      progress.frame_done(frame, sim_->time(), 1e3 * seconds_since(frame_start));
+      if (stop_requested()) return;
+    }
+  }
+
+  // The state after frames_done_ and the run's bookkeeping, for --resume.
+  void write_checkpoint_now() {
+    const Clock::time_point t0 = Clock::now();
+    Checkpoint c;
+    c.run = {{"fingerprint", sc_.fingerprint},
+             {"model", sc_.options.model},
+             {"backend", to_string(sc_.options.backend)},
+             {"precision", to_string(sc_.options.precision)},
+             {"strands", sim_->strands()},
+             {"vertices", vertices_},
+             {"frame", frames_done_},
+             {"measures", measures_.record()},
+             {"outputs", outputs_->record()},
+             {"wall_time_s", wall_times()}};
+    c.simulator = sim_->save_state();
+    write_checkpoint(out_ / kCheckpointFile, c);
+    checkpoint_s_ += seconds_since(t0);
+    last_checkpoint_ = frames_done_;
+  }
+
+  // Restores a checkpoint written by this scene (Error naming --resume otherwise).
+  void take_up(const Checkpoint& c) {
+    const nlohmann::json& r = c.run;
+    auto differs = [&](const char* key, const nlohmann::json& now) {
+      if (r.at(key) != now)
+        throw Error("--resume", (out_ / kCheckpointFile).string() + " has " + key + " " +
+                                    r.at(key).dump() + ", this run " + now.dump());
+    };
+    if (r.value("fingerprint", "") != sc_.fingerprint)
+      throw Error("--resume", (out_ / kCheckpointFile).string() +
+                                  " was written by another scene (or other --set, --model, "
+                                  "--backend, --precision options)");
+    differs("model", sc_.options.model);
+    differs("backend", to_string(sc_.options.backend));
+    differs("precision", to_string(sc_.options.precision));
+    differs("strands", sim_->strands());
+    differs("vertices", vertices_);
+    frames_done_ = r.at("frame").get<int>();
+    if (frames_done_ > sc_.frames)
+      throw Error("--resume", "the checkpoint is at frame " + std::to_string(frames_done_) +
+                                  ", beyond the " + std::to_string(sc_.frames) +
+                                  " frames asked (--frames, --duration)");
+    sim_->restore_state(c.simulator);
+    measures_.take_up(r.at("measures"));
+    const nlohmann::json& w = r.at("wall_time_s");
+    setup_s_ = w.at("setup").get<double>();
+    simulate_s_ = w.at("simulate").get<double>();
+    readback_s_ = w.at("readback").get<double>();
+    checkpoint_s_ = w.at("checkpoint").get<double>();
+    resumed_from_ = frames_done_;
+    last_checkpoint_ = frames_done_;
+  }
+
+  nlohmann::json wall_times() const {
+    const FrameOutputs& o = *outputs_;
+    return {{"setup", setup_s_},
+            {"simulate", simulate_s_},
+            {"readback", readback_s_},
+            {"frame_files", o.frames_s},
+            {"png", o.png_s},
+            {"usd", o.usd_s},
+            {"mp4", o.mp4_s},
+            {"checkpoint", checkpoint_s_},
+            {"total", seconds_since(run_start_)}};
+  }
+
+  // summary.json (docs/scenes.md lists its fields), written atomically.
+  nlohmann::json write_summary(const std::string& status) {
+    const StepCounters counts = counts_or_last();
+    const long steps = sim_->steps();
+    nlohmann::json s;
+    s["status"] = status;
+    s["model"] = sc_.options.model;
+    s["backend"] = to_string(sc_.options.backend);
+    s["device"] = sim_->device();
+    s["precision"] = to_string(sc_.options.precision);
+    s["integrator"] = to_string(sc_.setup.integrator);
+    s["hair"] = sc_.hair_source;
+    s["strands"] = sim_->strands();
+    s["vertices_per_strand"] = vertices_;
+    s["frames"] = frames_done_;
+    s["frames_asked"] = sc_.frames;
+    s["fps"] = sc_.fps;
+    s["steps"] = steps;
+    s["dt_s"] = sc_.setup.dt;
+    s["simulated_time_s"] = double(frames_done_) * sc_.steps_per_frame * sc_.setup.dt;
+    s["wall_time_s"] = wall_times();
+    s["svu_per_second"] = simulate_s_ > 0
+                              ? double(sim_->strands()) * vertices_ * double(frames_done_) *
+                                    sc_.steps_per_frame / simulate_s_
+                              : 0.0;
+    s["max_stretch"] = measures_.worst.max_stretch;
+    s["max_penetration_m"] = measures_.worst.max_penetration;
+    s["max_root_drift_m"] = measures_.worst.max_root_drift;
+    s["max_speed_m_s"] = measures_.worst.max_speed;
+    s["contacts_per_step"] = steps > 0 ? double(counts["contacts"]) / double(steps) : 0.0;
+    s["vertices_pushed_out"] = sc_.pushed_out;
+    const Model& model = find_model(sc_.options.model);
+    if (model.summary) {  // the model's own fields
+      const double strand_steps = double(sim_->strands()) * double(steps);
+      s["solver"] = model.summary(sc_.setup, sc_.options, counts, strand_steps);
+    }
+    s["energy"] = measures_.trace;
+    if (sc_.output.checkpoint_every > 0 || resumed_from_ >= 0)
+      s["checkpoint"] = {{"every", sc_.output.checkpoint_every},
+                         {"last_frame", last_checkpoint_},
+                         {"resumed_from_frame", resumed_from_}};
+    if (!sc_.notice.empty()) s["notice"] = sc_.notice;
+    if (!mp4_note_.empty()) s["mp4_note"] = mp4_note_;
+    if (stop_) {
+      s[stop_->status == "diverged" ? "diverged_at" : "failed_at"] = stop_->where;
+      s["reason"] = stop_->why;
+    }
+    io::write_file_atomically(
+        out_ / "summary.json",
+        s.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    return s;
+  }
+
+  // The counters; after a failed solve (which counts() reports by throwing) the last ones read.
+  StepCounters counts_or_last() {
+    try {
+      last_counts_ = sim_->counts();
+    } catch (const RunFailure&) {
+      if (last_counts_.names.empty()) throw;
+    }
+    return last_counts_;
+  }
+
+  HairRunResult finish() {
+    HairRunResult result;
+    mp4_note_ = outputs_->finish(result.written);
+    result.interrupted = interrupted_;
+    result.summary = write_summary(stop_          ? stop_->status
+                                   : interrupted_ ? "interrupted"
+                                                  : "complete");
+    result.written.push_back(out_ / "summary.json");
+    if (sc_.output.checkpoint_every > 0 && last_checkpoint_ >= 0)
+      result.written.push_back(out_ / kCheckpointFile);
+    if (!mp4_note_.empty() && control_.progress)
+      *control_.progress << "notice: " << mp4_note_ << "\n";
+    if (stop_)
+      throw RunFailure(stop_->where, stop_->why + "; frames 0 to " + std::to_string(frames_done_) +
+                                         " are written, summary.json says '" + stop_->status + "'");
+    return result;
+  }
+
+  const HairScene& sc_;
+  std::filesystem::path out_;
+  const RunControl& control_;
+  const Clock::time_point run_start_ = Clock::now();
+  std::unique_ptr<Simulator> sim_;
+  int vertices_ = 0;
+  std::optional<FrameMeter> meter_;
+  std::optional<FrameOutputs> outputs_;
+  RunMeasures measures_;
+  StepCounters last_counts_;
+  int frames_done_ = 0;
+  int resumed_from_ = -1, last_checkpoint_ = -1;
+  double setup_s_ = 0, simulate_s_ = 0, readback_s_ = 0, checkpoint_s_ = 0;
+  std::optional<RunStop> stop_;
+  bool interrupted_ = false;
+  std::string mp4_note_;
 };
 
 }  // namespace
 
 HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& out,
                              const RunControl& control) {
-  const Clock::time_point run_start = Clock::now();
-  std::unique_ptr<Simulator> sim = Simulator::create(sc.setup, sc.options);
-  const int vertices = sim->vertices();
-  const double setup_s = seconds_since(run_start);
-  double simulate_s = 0, readback_s = 0;
-
-  std::filesystem::create_directories(out);
-  std::vector<Vec3> x, v;
-  sim->positions(x);
-  sim->velocities(v);
-  const FrameMeter meter(sc, x, vertices);
-  FrameOutputs outputs(sc, out, x, sim->strands(), vertices);
-  RunMeasures measures;
-  measures.add(0, 0.0, meter.measure(x, v, 0.0));
-  outputs.write(0, 0.0, x);
-
-  HairRunResult result;
-  Progress progress(control, sc.frames);
-  int frames_done = 0;
-  std::optional<std::string> diverged;
-  for (int frame = 1; frame <= sc.frames; ++frame) {
-    const Clock::time_point frame_start = Clock::now();
-    for (int k = 0; k < sc.steps_per_frame; ++k) sim->step();
-    const Clock::time_point t0 = Clock::now();
-    sim->positions(x);
-    sim->velocities(v);
-    readback_s += seconds_since(t0);
-    simulate_s += std::chrono::duration<double>(t0 - frame_start).count();
-    if ((diverged = first_non_finite(x, v, vertices))) {
-      *diverged += ", step " + std::to_string(sim->steps());
-      break;
-    }
-    measures.add(frame, sim->time(), meter.measure(x, v, sim->time()));
-    outputs.write(frame, sim->time(), x);
-    frames_done = frame;
-    progress.frame_done(frame, sim->time(), 1e3 * seconds_since(frame_start));
-    if (control.stop && control.stop->load()) {
-      result.interrupted = frame < sc.frames;
-      if (result.interrupted) progress.interrupted();
-      break;
-    }
-  }
-  const std::string mp4_note = outputs.finish(result.written);
-
-  const StepCounters counts = sim->counts();
-  const long steps = sim->steps();
-  nlohmann::json& s = result.summary;
-  s["status"] = diverged ? "diverged" : result.interrupted ? "interrupted" : "complete";
-  s["model"] = sc.options.model;
-  s["backend"] = to_string(sc.options.backend);
-  s["device"] = sim->device();
-  s["precision"] = to_string(sc.options.precision);
-  s["integrator"] = to_string(sc.setup.integrator);
-  s["hair"] = sc.hair_source;
-  s["strands"] = sim->strands();
-  s["vertices_per_strand"] = vertices;
-  s["frames"] = frames_done;
-  s["frames_asked"] = sc.frames;
-  s["fps"] = sc.fps;
-  s["steps"] = steps;
-  s["dt_s"] = sc.setup.dt;
-  s["simulated_time_s"] = sim->time();
-  s["wall_time_s"] = {{"setup", setup_s},       {"simulate", simulate_s},
-                      {"readback", readback_s}, {"frame_files", outputs.frames_s},
-                      {"png", outputs.png_s},   {"usd", outputs.usd_s},
-                      {"mp4", outputs.mp4_s},   {"total", seconds_since(run_start)}};
-  s["svu_per_second"] =
-      simulate_s > 0 ? double(sim->strands()) * vertices * double(steps) / simulate_s : 0.0;
-  s["max_stretch"] = measures.worst.max_stretch;
-  s["max_penetration_m"] = measures.worst.max_penetration;
-  s["max_root_drift_m"] = measures.worst.max_root_drift;
-  s["contacts_per_step"] = steps > 0 ? double(counts["contacts"]) / double(steps) : 0.0;
-  s["vertices_pushed_out"] = sc.pushed_out;
-  const Model& model = find_model(sc.options.model);
-  if (model.summary) {  // the model's own fields
-    const double strand_steps = double(sim->strands()) * double(steps);
-    s["solver"] = model.summary(sc.setup, sc.options, counts, strand_steps);
-  }
-  s["energy"] = measures.trace;
-  if (!sc.notice.empty()) s["notice"] = sc.notice;
-  if (!mp4_note.empty()) s["mp4_note"] = mp4_note;
-  if (diverged) s["diverged_at"] = *diverged;
-  io::write_file_atomically(out / "summary.json", s.dump(2) + "\n");
-  result.written.push_back(out / "summary.json");
-  if (!mp4_note.empty() && control.progress) *control.progress << "notice: " << mp4_note << "\n";
-  if (diverged)
-    throw RunFailure(*diverged, "non-finite position or velocity by the end of frame " +
-                                    std::to_string(frames_done + 1) + "; frames 0 to " +
-                                    std::to_string(frames_done) + " are written");
-  return result;
+  return HairRun(sc, out, control).run();
 }
 
 }  // namespace hairsim::engine

@@ -19,6 +19,7 @@ struct RunControl {
   std::ostream* progress = nullptr;         // where progress goes (none: quiet)
   bool terminal = false;                    // a bar redrawn in place; else periodic plain lines
   const std::atomic<bool>* stop = nullptr;  // set (by SIGINT) to stop after the current frame
+  bool resume = false;  // continue from out/checkpoint.bin (the same scene's; Error otherwise)
 };
 
 struct HairRunResult {
@@ -27,8 +28,12 @@ struct HairRunResult {
   bool interrupted = false;
 };
 
-// Writes into `out` (created). Throws RunFailure on a non-finite state, naming the strand and
-// step, after writing summary.json and finishing the outputs of the frames before it.
+// Writes into `out` (created; a fresh run first removes an earlier run's outputs there).
+// summary.json is rewritten after every frame with status "running", and at the end with
+// "complete", "interrupted", "diverged" (a non-finite state, or one beyond the scene's guard) or
+// "failed" (a solver gave up after its retries). The last two throw RunFailure naming the
+// strand, step and time, after finishing the outputs of the frames before (all valid).
+// With output.checkpoint_every, a checkpoint every that many frames and at an interruption.
 HairRunResult run_hair_scene(const HairScene& scene, const std::filesystem::path& out,
                              const RunControl& control);
 

@@ -1,8 +1,10 @@
 #include "engine/hair_scene.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <numbers>
+#include <string_view>
 
 #include "engine/model.hpp"
 #include "hairsim/error.hpp"
@@ -15,6 +17,8 @@
 
 namespace hairsim::engine {
 namespace {
+
+constexpr int kMaxFrames = 10000000;
 
 using scene::JsonReader;
 
@@ -295,7 +299,7 @@ void parse_time(JsonReader t, const Model& model, HairScene& sc) {
       integrator == "implicit" ? 1e-3 : explicit_step_limit(sc.setup.strands, sc.setup.material),
       "> 0", scene::positive);
   if (t.has("frames") && t.has("duration")) t.fail("duration", "give time.frames or time.duration");
-  constexpr int kMaxFrames = 10000000, kMaxStepsPerFrame = 1000000;
+  constexpr int kMaxStepsPerFrame = 1000000;
   if (t.has("frames")) {
     sc.frames = t.integer("frames", std::nullopt, 1, kMaxFrames);
   } else {  // counted in double first: a huge duration must not wrap an int
@@ -328,8 +332,24 @@ void parse_output(JsonReader o, HairOutputs& out) {
   out.height = o.integer("height", out.height, 16, 8192);
   out.azimuth_deg = o.number("azimuth", out.azimuth_deg);
   out.elevation_deg = o.number("elevation", out.elevation_deg);
+  out.checkpoint_every = o.integer("checkpoint_every", 0, 0, kMaxFrames);
   if (out.mp4 && out.png_every == 0) o.fail("mp4", "needs output.png_every >= 1");
   o.finish();
+}
+
+void parse_guard(JsonReader g, RunGuard& guard) {
+  guard.max_strain = g.number("max_strain", guard.max_strain, "> 0", scene::positive);
+  guard.max_speed = g.number("max_speed", guard.max_speed, "> 0", scene::positive);
+  g.finish();
+}
+
+// FNV-1a, 64 bits: a fingerprint that stays the same across builds and machines.
+std::string fnv1a_hex(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 }  // namespace
@@ -366,8 +386,19 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   parse_time(top.object("time"), model, sc);
   sc.setup.model_settings = model.parse_settings(top.object("solver"));  // the model's own
   parse_output(top.object("output"), sc.output);
+  parse_guard(top.object("guard"), sc.guard);
   top.finish();
+  sc.fingerprint = scene_fingerprint(doc);
   return sc;
+}
+
+std::string scene_fingerprint(const nlohmann::json& doc) {
+  nlohmann::json what = doc;  // the run's length may change on --resume
+  if (what.contains("time") && what["time"].is_object()) {
+    what["time"].erase("frames");
+    what["time"].erase("duration");
+  }
+  return fnv1a_hex(what.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace hairsim::engine

@@ -20,6 +20,15 @@ struct HairOutputs {
   bool mp4 = false;    // the PNGs assembled by ffmpeg, when installed
   int width = 640, height = 640;
   double azimuth_deg = 30, elevation_deg = 10;
+  int checkpoint_every = 0;  // frames between checkpoints (0: none); `hairsim run --resume`
+};
+
+// What makes a run stop as diverged although every value is finite: hair that stretches or
+// vertices that fly (a step far beyond a model's stability limit). Every model's centerline is
+// inextensible to its solver's tolerance, so a strain of 0.1 is a blow-up, not physics.
+struct RunGuard {
+  double max_strain = 0.1;  // max | |e| / |ē| - 1 | over every edge
+  double max_speed = 1000;  // m/s, any vertex (hair on a head moves at metres per second)
 };
 
 struct HairScene {
@@ -30,6 +39,8 @@ struct HairScene {
   int frames = 0;             // frames to simulate after frame 0 (the start)
   int steps_per_frame = 1;    // setup.dt is 1 / (fps steps_per_frame)
   HairOutputs output;
+  RunGuard guard;
+  std::string fingerprint;     // of the scene document less its length (scene_fingerprint)
   TriangleMesh preview_head;   // drawn in previews, head frame (moves with the head)
   std::string hair_source;     // "generated wavy" or the strand file
   std::string notice;          // said before the run (e.g. the strand count scaled down)
@@ -43,5 +54,9 @@ bool is_hair_scene(const nlohmann::json& doc);
 // Parses a hairstyle scene; relative file names are taken from `scene_dir`. Throws Error naming
 // the JSON path or the file.
 HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::path& scene_dir);
+
+// A fingerprint of a scene document (overrides applied) without time.frames and time.duration:
+// a checkpoint resumes only the scene that wrote it, for as many frames as asked.
+std::string scene_fingerprint(const nlohmann::json& doc);
 
 }  // namespace hairsim::engine

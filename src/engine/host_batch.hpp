@@ -3,10 +3,12 @@
 // (kernels/common/batch_layout.hpp): storage of every array in the tiled layout, the index of a
 // strand's row, vector fields read back strand after strand, and the cpu backend's executor: the
 // model's per-strand step over all tiles on all cores (OpenMP).
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
 #include "common/batch_layout.hpp"
+#include "engine/state_io.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/strands.hpp"
 
@@ -40,6 +42,13 @@ class HostBatch {
   std::size_t index(int row, int s, int rows) const {
     return kernels::tiled_index(row, s, rows, arrays_.tile_width);
   }
+  // Every array's bytes, padding included, for checkpoints (Simulator::save_state).
+  void save(StateWriter& out) const {
+    for (const std::vector<unsigned char>& array : storage_) out.values(array);
+  }
+  void restore(StateReader& in) {
+    for (std::vector<unsigned char>& array : storage_) in.values(array);
+  }
   // Vertex i of strand s of a vector field of these arrays (Batch::positions(arrays()), ...).
   Vec3 vector(const kernels::VertexVectors<Scalar>& f, int s, int i) const {
     return {double(f.array[0][index(f.row(i, 0), s, f.rows)]),
@@ -61,23 +70,35 @@ class HostBatch {
 
 // One step of every strand on the host: threads take whole tiles (a tile's strands share cache
 // lines), dynamically, since a strand's work varies with its iterations. The counters are added
-// into `totals` (integers: the sum does not depend on the order).
+// into `totals` (integers: the sum does not depend on the order). Returns the lowest strand
+// whose solve failed (its Batch::kFailureCounter grew), -1 when none did.
 template <class Batch>
-void step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
-                  long (&totals)[Batch::kCounters]) {
+int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
+                 long (&totals)[Batch::kCounters]) {
   const int tiles = a.tile_count();
+  int first_failed = a.strands;
 #pragma omp parallel
   {
     long local[Batch::kCounters] = {};
+    int failed = a.strands;
 #pragma omp for schedule(dynamic)
     for (int t = 0; t < tiles; ++t) {
       const typename Batch::Arrays tile = Batch::tile(a, t);
       const int lanes = std::min(a.tile_width, a.strands - t * a.tile_width);
-      for (int lane = 0; lane < lanes; ++lane) Batch::step(tile, lane, p, local);
+      for (int lane = 0; lane < lanes; ++lane) {
+        const long failures = local[Batch::kFailureCounter];
+        Batch::step(tile, lane, p, local);
+        if (local[Batch::kFailureCounter] != failures)
+          failed = std::min(failed, t * a.tile_width + lane);
+      }
     }
 #pragma omp critical(hairsim_step_counters)
-    for (int k = 0; k < Batch::kCounters; ++k) totals[k] += local[k];
+    {
+      for (int k = 0; k < Batch::kCounters; ++k) totals[k] += local[k];
+      first_failed = std::min(first_failed, failed);
+    }
   }
+  return first_failed < a.strands ? first_failed : -1;
 }
 
 }  // namespace hairsim::engine

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 
 #include "engine/model.hpp"
+#include "engine/state_io.hpp"
 #include "hairsim/error.hpp"
 #include "scene/json_reader.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
@@ -92,6 +94,21 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
   HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default
   if (!head_centred.head.center) head_centred.head.center = Vec3::Zero();
   return model.make_simulator(head_centred, options.backend, options.precision);
+}
+
+std::string Simulator::save_state() {
+  std::string out;
+  engine::StateWriter(out).value(steps_);
+  save_model_state(out);
+  return out;
+}
+
+void Simulator::restore_state(const std::string& state) {
+  engine::StateReader in(state);
+  const long steps = in.value<long>();
+  if (steps < 0) throw Error("checkpoint", "a negative step count");
+  restore_model_state(std::string_view(state).substr(sizeof steps));
+  steps_ = steps;
 }
 
 std::vector<ModelInfo> registered_models() {
@@ -265,12 +282,19 @@ kernels::Collider<T> convert_collider(const kernels::Collider<double>& from) {
 template kernels::Collider<float> convert_collider(const kernels::Collider<double>&);
 template kernels::Collider<double> convert_collider(const kernels::Collider<double>&);
 
-void check_solves(const StepCounters& counts, long step) {
+std::string strand_step_location(long strand, long steps_done, double dt) {
+  char time[48];
+  std::snprintf(time, sizeof time, " (t = %.6g s)", double(steps_done) * dt);
+  return (strand >= 0 ? "strand " + std::to_string(strand) + ", " : std::string()) + "step " +
+         std::to_string(steps_done + 1) + time;
+}
+
+void check_solves(const StepCounters& counts, long steps_done, double dt, long strand) {
   const long failures = counts["solver_failures"];
   if (failures > 0)
-    throw RunFailure("step " + std::to_string(step),
-                     "the implicit solve failed on " + std::to_string(failures) +
-                         " strand step(s) (singular block: a non-finite state?)");
+    throw RunFailure(strand_step_location(strand, steps_done, dt),
+                     "the solve failed on " + std::to_string(failures) +
+                         " strand step(s) after its retries (a non-finite state?)");
 }
 
 }  // namespace hairsim::engine

@@ -40,8 +40,11 @@ kernels::WindField<double> kernel_wind(const Wind& wind);
 template <class T>
 kernels::Collider<T> convert_collider(const kernels::Collider<double>& from);
 
-// Throws RunFailure naming the step if the counters show a failed solve.
-void check_solves(const StepCounters& counts, long step);
+// Throws RunFailure if the counters show a failed solve, naming the strand (-1: not known), the
+// step that failed (steps_done + 1, counted from 1) and the time it started from.
+void check_solves(const StepCounters& counts, long steps_done, double dt, long strand);
+// "strand 12, step 7 (t = 0.006 s)": where a step of a strand failed.
+std::string strand_step_location(long strand, long steps_done, double dt);
 
 std::string cpu_description(int threads);
 

@@ -210,9 +210,57 @@ void UsdaAnimationWriter::add_frame(int frame, const std::vector<Vec3>& points) 
   line += "],\n";
   std::ofstream body(body_, std::ios::app | std::ios::binary);
   body << line;
+  body.close();
   if (!body) throw Error(body_.string(), "cannot write");
+  body_bytes_ += line.size();
   if (last_ < first_) first_ = frame;
   last_ = frame;
+}
+
+namespace {
+
+// The time samples' lines of an animated .usda that UsdaAnimationWriter finished ("" when the
+// file is missing or not one of its files).
+std::string written_time_samples(const std::filesystem::path& usda) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(usda, ec)) return {};
+  const std::vector<char> bytes = io::read_file_bytes(usda);
+  const std::string_view text(bytes.data(), bytes.size());
+  const std::size_t open = text.find(kTimeSamples);
+  constexpr std::string_view kClose = "    }\n}\n";
+  if (open == std::string_view::npos || text.size() < kClose.size() ||
+      text.substr(text.size() - kClose.size()) != kClose)
+    return {};
+  const std::size_t begin = text.find('\n', open) + 1;
+  const std::size_t end = text.size() - kClose.size();
+  return begin <= end ? std::string(text.substr(begin, end - begin)) : std::string();
+}
+
+}  // namespace
+
+UsdaAnimationWriter::UsdaAnimationWriter(std::filesystem::path path, const StrandSet& topology,
+                                         double fps, const Progress& progress)
+    : path_(std::move(path)), body_(path_.string() + ".frames.tmp"), fps_(fps) {
+  for (std::size_t s = 0; s < topology.strand_count(); ++s)
+    counts_.push_back(topology.strand_size(s));
+  points_ = topology.point_count();
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(body_, ec);
+  if (ec || size < progress.body_bytes) {
+    // A run that stopped cleanly (interrupted, or complete and now extended) finished its .usda
+    // and removed the frames file: its time samples are that file, between the header and the
+    // closing braces.
+    const std::string frames = written_time_samples(path_);
+    if (frames.size() < progress.body_bytes)
+      throw Error(body_.string(), "the frames written before the stop are missing or cut short (" +
+                                      path_.string() + " too)");
+    std::ofstream(body_, std::ios::binary | std::ios::trunc) << frames;
+  }
+  std::filesystem::resize_file(body_, progress.body_bytes, ec);
+  if (ec) throw Error(body_.string(), "cannot cut back to the checkpoint: " + ec.message());
+  body_bytes_ = progress.body_bytes;
+  first_ = progress.first;
+  last_ = progress.last;
 }
 
 void UsdaAnimationWriter::finish() {

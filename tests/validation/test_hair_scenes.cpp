@@ -489,13 +489,25 @@ TEST(HairScenes, ASecondRunOnTheSameFolderExitsTwoNamingTheFirst) {
 }
 
 TEST(HairScenes, StopRequestEndsAfterTheCurrentFrameWithCompleteOutputs) {
-  // What Ctrl-C does (the CLI's SIGINT handler sets this flag): the run stops after frame 1.
+  // What Ctrl-C does (the CLI's SIGINT handler sets this flag), here set while frame 1 is
+  // reported (its progress line): the run stops after frame 1.
   ScratchDir dir;
   nlohmann::json doc = small_scene(dir);
   doc["output"] = {{"usd", true}, {"frames", "ply"}};
+  doc["time"] = {{"fps", 30}, {"frames", 5}};
   const engine::HairScene sc = engine::parse_hair_scene(doc, dir.path());
-  const std::atomic<bool> stop{true};
-  const engine::HairRunResult r = engine::run_hair_scene(sc, dir / "out", {nullptr, false, &stop});
+  std::atomic<bool> stop{false};
+  struct StopOnFirstLine : std::streambuf {
+    std::atomic<bool>* stop = nullptr;
+    int overflow(int c) override {
+      if (c == '\n') *stop = true;
+      return c;
+    }
+  } lines;
+  lines.stop = &stop;
+  std::ostream progress(&lines);
+  const engine::HairRunResult r =
+      engine::run_hair_scene(sc, dir / "out", {&progress, false, &stop});
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.summary["status"], "interrupted");
   EXPECT_EQ(r.summary["frames"], 1);

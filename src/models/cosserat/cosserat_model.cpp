@@ -2,6 +2,7 @@
 #include "models/cosserat/cosserat_model.hpp"
 
 #include "engine/batched_simulator.hpp"
+#include "engine/state_io.hpp"
 #include "models/cosserat/cosserat_engine.hpp"
 #include "reference/cosserat/cosserat_scene.hpp"
 
@@ -46,6 +47,29 @@ class CosseratReferenceSimulator final : public engine::Simulator {
       out.insert(out.end(), rod.velocity.begin(), rod.velocity.end());
   }
   std::string device() const override { return engine::cpu_description(1); }
+
+ protected:
+  // What a step changes: the configuration, velocities, the clock, the active set and its
+  // multipliers (the next step's warm start and normal forces); the rest is the setup's.
+  void save_model_state(std::string& out) override {
+    engine::StateWriter w(out);
+    w.value(counts_);
+    for (const cosserat::CosseratRod& rod : rods_) {
+      w.bytes(rod.s.data(), std::size_t(rod.s.size()) * sizeof(double));
+      w.values(rod.velocity), w.values(rod.angular_velocity), w.value(rod.time);
+      w.values(rod.active), w.values(rod.contact_force);
+    }
+  }
+  void restore_model_state(std::string_view state) override {
+    engine::StateReader in(state);
+    in.value(counts_);
+    for (cosserat::CosseratRod& rod : rods_) {
+      in.bytes(rod.s.data(), std::size_t(rod.s.size()) * sizeof(double));
+      in.values(rod.velocity), in.values(rod.angular_velocity), in.value(rod.time);
+      in.resized_values(rod.active), in.resized_values(rod.contact_force);
+    }
+    if (!in.done()) throw Error("checkpoint", "the saved state does not fit this simulator");
+  }
 
  private:
   std::vector<cosserat::CosseratRod> rods_;
