@@ -68,6 +68,10 @@ struct CosseratBatchArrays {
   T* pc_diag = nullptr;     // preconditioner blocks, 3 x 3 row-major (9 per vertex)
   T* pc_upper = nullptr;    // (9 per vertex)
   T* pc_scratch = nullptr;  // block Thomas scratch (9 per vertex)
+  // The state at the step's start, for a step retried in substeps (step()).
+  T* retry_config = nullptr;    // 3 per vertex
+  T* retry_velocity = nullptr;  // 3 per vertex
+  T* retry_spin = nullptr;      // 3 per segment
 };
 
 // Calls f(pointer, rows per strand) for every array.
@@ -85,6 +89,7 @@ HS_HD void for_each_array(CosseratBatchArrays<T>& a, F&& f) {
   f(a.direction, 3 * v), f(a.product, 3 * v), f(a.precond, 3 * v);
   f(a.xp, 3 * v), f(a.xq, 4 * e), f(a.hp, 3 * v), f(a.hq, 4 * e);
   f(a.pc_diag, 9 * v), f(a.pc_upper, 9 * v), f(a.pc_scratch, 9 * v);
+  f(a.retry_config, 3 * v), f(a.retry_velocity, 3 * v), f(a.retry_spin, 3 * e);
 }
 
 // One strand's view: its tile's arrays and its lane.

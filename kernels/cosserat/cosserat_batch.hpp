@@ -20,9 +20,10 @@ struct CosseratBatch {
   using Arrays = CosseratBatchArrays<T>;
   using Parameters = StepInput<T>;
 
-  static constexpr int kCounters = 5;
-  static constexpr const char* kCounterNames[kCounters] = {
-      "newton_iterations", "pcg_iterations", "pcg_solves", "solver_failures", "contacts"};
+  static constexpr int kCounters = 6;
+  static constexpr const char* kCounterNames[kCounters] = {"newton_iterations", "pcg_iterations",
+                                                           "pcg_solves",        "solver_failures",
+                                                           "contacts",          "retried_steps"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 64;
 
@@ -39,6 +40,7 @@ struct CosseratBatch {
     counts[2] += c.pcg_solves;
     counts[3] += c.failures;
     counts[4] += c.contacts;
+    counts[5] += c.retried;
   }
   static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }
   static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }

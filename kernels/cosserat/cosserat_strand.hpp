@@ -26,11 +26,16 @@ struct StepSettings {
   double newton_tolerance = 1e-5;
   int newton_max_iterations = 5;
   PcgSettings pcg;
+  // A step whose Newton iteration did not converge within its cap (or whose solve failed) is
+  // retried from its start in 2, 4, ... substeps, at most 2^max_halvings (0: never).
+  int max_halvings = 0;
 };
 
 struct StepCounts {
   int newton = 0, pcg_iterations = 0, pcg_solves = 0, failures = 0;
   int contacts = 0;  // vertices inside a collider (gap < 0) at the end of the step
+  int retried = 0;   // steps redone in substeps (0 or 1 per strand step)
+  bool converged = false;
 };
 
 // ω of a rotation matrix, |ω| <= π, through its unit quaternion (the largest of w, x, y, z
@@ -165,10 +170,12 @@ HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
 }
 
 // One implicit Euler step of `dt` (Alg. 1 without obstacles): the root moves to `pose`, then
-// inexact Newton with PCG and the line search, as the reference's `step`.
+// inexact Newton with PCG and the line search, as the reference's `step`. `converged`: Newton
+// met its tolerance, or could not decrease the energy further (line search, resolution); not
+// when it reached its cap or the solve failed.
 template <class T>
-HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
-                      const StepSettings& settings) {
+HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
+                             const StepSettings& settings) {
   const auto& a = st.a;
   StepCounts counts;
   wrap_rotations(st);
@@ -195,7 +202,10 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
     wrap_rotations(st);
     compute_kinematics(st);
     compute_gradient(st, dt, loads, a.gradient);
-    if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;
+    if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) {
+      counts.converged = true;
+      break;
+    }
     if (it == settings.newton_max_iterations) break;
     compute_hessian(st, dt, loads);
     build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
@@ -210,9 +220,15 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
     }
     counts.pcg_iterations += iterations;
     const T alpha = line_search(st, dt, loads);
-    if (alpha == T(0)) break;
+    if (alpha == T(0)) {  // no decrease beyond round-off: as converged as it gets
+      counts.converged = true;
+      break;
+    }
     ++counts.newton;
-    if (below_resolution(st, alpha, coordinate_scale)) break;
+    if (below_resolution(st, alpha, coordinate_scale)) {
+      counts.converged = true;
+      break;
+    }
   }
   compute_kinematics(st);
   for (int v = 0; v < st.vertices(); ++v)
@@ -225,6 +241,75 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
   for (int v = 2; v < st.vertices() && loads.collider_count > 0; ++v)
     counts.contacts += contact_gap(loads, st.template get<3, 1>(a.x, v)).value < T(0) ? 1 : 0;
   return counts;
+}
+
+// The pose a fraction τ of the way from `a` to `b`: rotation R_a exp(τ log(R_aᵀ R_b)) (the
+// shorter way), translation interpolated linearly, the same centre.
+template <class T>
+HS_HD RigidPose<T> interpolated_pose(const RigidPose<T>& a, const RigidPose<T>& b, T tau) {
+  const M3<T> ra = a.rotation(), rb = b.rotation();
+  const V3<T> w = tau * rotation_vector(transpose_times(ra, rb));
+  const T angle = norm(w);
+  M3<T> r = ra;
+  if (angle > T(0)) {  // Rodrigues: I + sin θ K + (1 - cos θ) K², K the unit axis' cross matrix
+    const V3<T> k = (T(1) / angle) * w;
+    M3<T> kx = M3<T>::zero();
+    kx(0, 1) = -k[2], kx(0, 2) = k[1], kx(1, 0) = k[2], kx(1, 2) = -k[0];
+    kx(2, 0) = -k[1], kx(2, 1) = k[0];
+    r = ra * (M3<T>::identity() + std::sin(angle) * kx + (T(1) - std::cos(angle)) * (kx * kx));
+  }
+  RigidPose<T> p = a;
+  for (int i = 0; i < 3; ++i) p.row[i] = {r(i, 0), r(i, 1), r(i, 2)};
+  p.translation = a.translation + tau * (b.translation - a.translation);
+  return p;
+}
+
+// One step of `dt`: newton_step, and when it does not converge (violent motion: a whipped
+// strand's step lies far from its start, where Newton with a line search crawls to its cap and
+// the unconverged state lets tips fly and contacts sink in; issue 27), the strand's step again
+// from its start in 2, then 4, ... substeps (settings.max_halvings), the head's pose
+// interpolated between the step's ends (interpolated_pose; the motion's own poses inside the
+// step are not known here). Counts add over every attempt; failures and contacts are the last
+// round's. The reference steps without retries: they only run where its own Newton would not
+// converge either.
+template <class T>
+HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
+                      const StepSettings& settings) {
+  const auto& a = st.a;
+  const int size = 3 * st.vertices(), spins = 3 * st.segments();
+  if (settings.max_halvings > 0) {
+    const Strided<T> c = st.rows(a.config), v = st.rows(a.velocity), w = st.rows(a.spin);
+    const Strided<T> rc = st.rows(a.retry_config), rv = st.rows(a.retry_velocity),
+                     rw = st.rows(a.retry_spin);
+    for (int k = 0; k < size; ++k) rc[k] = c[k], rv[k] = v[k];
+    for (int k = 0; k < spins; ++k) rw[k] = w[k];
+  }
+  StepCounts total = newton_step(st, dt, loads, settings);
+  for (int level = 1; level <= settings.max_halvings && (!total.converged || total.failures);
+       ++level) {
+    const Strided<T> c = st.rows(a.config), v = st.rows(a.velocity), w = st.rows(a.spin);
+    const Strided<T> rc = st.rows(a.retry_config), rv = st.rows(a.retry_velocity),
+                     rw = st.rows(a.retry_spin);
+    for (int k = 0; k < size; ++k) c[k] = rc[k], v[k] = rv[k];
+    for (int k = 0; k < spins; ++k) w[k] = rw[k];
+    const int parts = 1 << level;
+    const T sub_dt = dt / T(parts);
+    total.retried = 1, total.failures = 0, total.converged = true;
+    for (int part = 0; part < parts; ++part) {
+      Loads<T> sub = loads;
+      sub.head_start = interpolated_pose(loads.head_start, loads.head, T(part) / T(parts));
+      sub.head = interpolated_pose(loads.head_start, loads.head, T(part + 1) / T(parts));
+      sub.time = loads.time + T(part) * sub_dt;
+      const StepCounts c_part = newton_step(st, sub_dt, sub, settings);
+      total.newton += c_part.newton;
+      total.pcg_iterations += c_part.pcg_iterations;
+      total.pcg_solves += c_part.pcg_solves;
+      total.failures += c_part.failures;
+      total.contacts = c_part.contacts;
+      total.converged = total.converged && c_part.converged;
+    }
+  }
+  return total;
 }
 
 }  // namespace hairsim::kernels::cosserat

@@ -601,6 +601,9 @@ int main(int argc, char** argv) {
   } catch (const hairsim::Error& e) {
     std::cerr << "hairsim: error: " << e.what() << "\n";
     return hairsim::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "hairsim: failed: out of memory (fewer strands or vertices would fit)\n";
+    return hairsim::kExitFailure;
   } catch (const std::exception& e) {
     std::cerr << "hairsim: failed: " << e.what() << "\n";
     return hairsim::kExitFailure;

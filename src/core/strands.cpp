@@ -1,5 +1,7 @@
 #include "hairsim/strands.hpp"
 
+#include "core/memory.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -95,6 +97,9 @@ StrandSet resample(const StrandSet& strands, int vertex_count) {
   if (vertex_count < 2) throw Error("--resample", "vertex count must be at least 2");
   StrandSet out;
   const std::size_t n = strands.strand_count();
+  // Points, and as much again for the writer's copy: a billion vertices died in bad_alloc.
+  require_memory(2 * std::uint64_t(n) * std::uint64_t(vertex_count) * sizeof(Vec3), "--resample",
+                 std::to_string(n) + " strands of " + std::to_string(vertex_count) + " vertices");
   out.points.reserve(n * vertex_count);
   out.offsets.reserve(n + 1);
   for (std::size_t i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/batch_layout.hpp"
+#include "core/memory.hpp"
 #include "engine/state_io.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/strands.hpp"
@@ -26,6 +27,14 @@ class HostBatch {
     if (layout.strands < 1 || layout.vertices < 3 || layout.tile_width < 1)
       throw Error("batch", "needs >= 1 strand of >= 3 vertices, tiles of >= 1 strand");
     const std::size_t padded = std::size_t(arrays_.tile_count()) * arrays_.tile_width;
+    std::uint64_t bytes = 0;  // checked first: 2,000,000 strands died in bad_alloc
+    Arrays sizes = layout;
+    Batch::for_each_array(sizes, [&](auto*& array, int rows) {
+      bytes += std::uint64_t(rows) * padded * sizeof(*array);
+    });
+    require_memory(bytes, "strands",
+                   "the batch of " + std::to_string(layout.strands) + " strands of " +
+                       std::to_string(layout.vertices) + " vertices");
     Batch::for_each_array(arrays_, [&](auto*& array, int rows) {
       using S = std::remove_reference_t<decltype(*array)>;  // the model's scalar, or another
       storage_.emplace_back(std::size_t(rows) * padded * sizeof(S));

@@ -64,7 +64,7 @@ class TextScanner {
     if (ec != std::errc() || end != tok.data() + tok.size())
       fail(last_token_, std::string("expected ") + what + ", found '" + std::string(tok) + "'");
     if constexpr (std::is_floating_point_v<T>) {
-      if (!std::isfinite(value)) fail(last_token_, std::string("non-finite ") + what);
+      if (!std::isfinite(value)) fail(last_token_, std::string("non-finite value for ") + what);
     }
     return value;
   }

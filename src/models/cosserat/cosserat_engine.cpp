@@ -62,7 +62,8 @@ cosserat::SolverSettings solver_settings(const HairSetup& setup) {
   return s;
 }
 
-kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s) {
+kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s,
+                                                int max_halvings) {
   kernels::cosserat::StepSettings k;
   k.preconditioner = s.preconditioner == cosserat::PreconditionerKind::hybrid
                          ? kernels::cosserat::Preconditioner::hybrid
@@ -71,6 +72,7 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
                          : kernels::cosserat::Preconditioner::diagonal;
   k.newton_tolerance = s.newton_tolerance;
   k.newton_max_iterations = s.newton_max_iterations;
+  k.max_halvings = max_halvings;
   k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};
   return k;
 }

@@ -17,7 +17,10 @@ namespace hairsim::models {
 std::vector<cosserat::CosseratRod> cosserat_rods(const engine::HairSetup& setup);
 // The solver settings of a setup (the paper's, with CosseratSettings' tolerances).
 cosserat::SolverSettings solver_settings(const engine::HairSetup& setup);
-kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s);
+// `max_halvings`: the kernels' substep retries (CosseratSettings::max_substep_halvings; the
+// reference has none, so 0 steps as it does).
+kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s,
+                                                int max_halvings = 0);
 // The kernels' penalty stiffness κ in units of a vertex's m/Δt²: CosseratSettings::contact_ratio,
 // else 1e4 in double, 300 in float.
 double contact_ratio(const engine::HairSetup& setup, bool float_precision);
@@ -40,7 +43,9 @@ class CosseratEngine {
   static constexpr int kHostTileWidth = 1;
 
   CosseratEngine(const engine::HairSetup& setup, engine::Precision)
-      : input_{T(setup.dt), cosserat_loads<T>(setup, 0.0), kernel_settings(solver_settings(setup))},
+      : input_{T(setup.dt), cosserat_loads<T>(setup, 0.0),
+               kernel_settings(solver_settings(setup),
+                               engine::settings_of<CosseratSettings>(setup).max_substep_halvings)},
         head_(setup.head),
         dt_(setup.dt),
         measure_(engine::settings_of<CosseratSettings>(setup).bending_strain) {}

@@ -100,6 +100,7 @@ std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s)
   out->bending_strain = cosserat::parse_bending_strain(s.string("bending_strain", "tangent"),
                                                        s.path_of("bending_strain"));
   out->stick_speed = s.number("stick_speed", out->stick_speed, "> 0", scene::positive);
+  out->max_substep_halvings = s.integer("max_substep_halvings", out->max_substep_halvings, 0, 6);
   if (s.has("contact_margin"))
     out->contact_margin = s.number("contact_margin", 0.0, ">= 0", scene::non_negative);
   s.finish();
@@ -111,17 +112,20 @@ nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions& o
                        const engine::StepCounters& c, double strand_steps) {
   const CosseratSettings& settings = engine::settings_of<CosseratSettings>(setup);
   const double solves = double(c["pcg_solves"]);
-  return {{"newton_iterations_per_strand_step",
-           strand_steps > 0 ? double(c["newton_iterations"]) / strand_steps : 0.0},
-          {"pcg_iterations_per_solve", solves > 0 ? double(c["pcg_iterations"]) / solves : 0.0},
-          {"failures", c["solver_failures"]},
-          {"bending_strain", cosserat::to_string(settings.bending_strain)},
-          {"stick_speed_m_per_s", settings.stick_speed},
-          // The kernels' penalty starts this far outside the colliders (0 on the reference).
-          {"contact_margin_m",
-           options.backend == engine::Backend::reference
-               ? 0.0
-               : contact_margin(setup, options.precision == engine::Precision::float32)}};
+  return {
+      {"newton_iterations_per_strand_step",
+       strand_steps > 0 ? double(c["newton_iterations"]) / strand_steps : 0.0},
+      {"pcg_iterations_per_solve", solves > 0 ? double(c["pcg_iterations"]) / solves : 0.0},
+      {"failures", c["solver_failures"]},
+      // Strand steps Newton did not converge in and the kernels redid in substeps.
+      {"retried_step_fraction", strand_steps > 0 ? double(c["retried_steps"]) / strand_steps : 0.0},
+      {"bending_strain", cosserat::to_string(settings.bending_strain)},
+      {"stick_speed_m_per_s", settings.stick_speed},
+      // The kernels' penalty starts this far outside the colliders (0 on the reference).
+      {"contact_margin_m",
+       options.backend == engine::Backend::reference
+           ? 0.0
+           : contact_margin(setup, options.precision == engine::Precision::float32)}};
 }
 
 // Newton iterations per strand and step, PCG iterations per solve, contacts per strand and step

@@ -26,9 +26,11 @@ struct ImplicitStepReport {
 // Stretching energy and its gradient (exact).
 double stretching_energy(const DynamicRod& rod);
 
-// `length_tolerance` (m): the projection's, and its trigger (constrain_positions).
+// `length_tolerance` (m): the projection's, and its trigger (constrain_positions): hair runs
+// pass the kernels' tolerance.
 ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double length_tolerance);
-// ... to 1e-12 of the shortest rest edge, as the double kernels.
+// ... extensible: no projection, the rod's stretching stiffness alone holds its lengths
+// (single-rod scenes, where material.stretching_stiffness is the rod's; contacts still resolved).
 ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt);
 
 // Static mode with the implicit integrator: damped implicit steps until every vertex moves
