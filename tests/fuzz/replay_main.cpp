@@ -21,8 +21,11 @@ int main(int argc, char** argv) {
     if (std::filesystem::is_directory(arg)) {
       for (const auto& entry : std::filesystem::directory_iterator(arg))
         if (entry.is_regular_file()) files.push_back(entry.path());
-    } else {
+    } else if (std::filesystem::is_regular_file(arg)) {
       files.push_back(arg);
+    } else {
+      std::cerr << "replay: " << arg.string() << ": no such file or folder\n";
+      return 2;
     }
   }
   std::sort(files.begin(), files.end());
