@@ -38,16 +38,17 @@ constexpr long long kMaxGeneratedPoints = 4000;  // hair.generate.strands * hair
 constexpr long long kMaxSdfResolution = 16;      // head.colliders[i].resolution (mesh)
 constexpr long long kMaxRodEdges = 2000;         // rod.edges
 
-// The value of an integer field as the parser would read it (JsonReader::integer: an integer
-// JSON number, else the parser rejects it), or `fallback` when absent or not an integer.
-long long integer_or(const json& object, const char* key, long long fallback) {
+// An integer field as the parser reads it (JsonReader::integer): `fallback` when absent, the
+// value when it is an integer in [min, max], else 0: the parser rejects it before any work.
+long long integer_or(const json& object, const char* key, long long fallback, long long min,
+                     long long max) {
   if (!object.is_object()) return fallback;
   const auto it = object.find(key);
   if (it == object.end()) return fallback;
-  if (it->is_number_unsigned())
-    return it->get<std::uint64_t>() > 1ULL << 62 ? 1LL << 62 : it->get<long long>();
-  if (it->is_number_integer()) return it->get<long long>();
-  return fallback;
+  if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<std::uint64_t>() > 1u << 31))
+    return 0;
+  const long long value = it->get<long long>();
+  return value >= min && value <= max ? value : 0;
 }
 
 const json& member(const json& object, const char* key) {
@@ -82,17 +83,18 @@ bool too_much_work(const json& doc) {
   const json& hair = member(doc, "hair");
   const json& generate = member(hair, "generate");
   if (generate.is_object()) {  // hair_scene.cpp parse_hair: vertices 24, strands 1000 by default
-    const long long points =
-        integer_or(hair, "vertices", 24) * integer_or(generate, "strands", 1000);
+    const long long points = integer_or(hair, "vertices", 24, 3, 1000) *
+                             integer_or(generate, "strands", 1000, 1, 2000000);
     if (points > kMaxGeneratedPoints) return true;
   }
   const json& colliders = member(member(doc, "head"), "colliders");
   if (colliders.is_array())
     for (const json& c : colliders)  // parse_collider: a mesh's grid, 64 by default
-      if (member(c, "shape") == "mesh" && integer_or(c, "resolution", 64) > kMaxSdfResolution)
+      if (member(c, "shape") == "mesh" &&
+          integer_or(c, "resolution", 64, 8, 512) > kMaxSdfResolution)
         return true;
   // Single-rod scenes (der_scene.cpp, cosserat_scene.cpp): 40 edges by default.
-  return integer_or(member(doc, "rod"), "edges", 40) > kMaxRodEdges;
+  return integer_or(member(doc, "rod"), "edges", 40, 2, 100000) > kMaxRodEdges;
 }
 
 }  // namespace
