@@ -12,7 +12,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "engine/bench.hpp"
 #include "engine/hair_run.hpp"
@@ -23,7 +22,7 @@
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
 #include "io/file_bytes.hpp"
-#include "scene/json_reader.hpp"
+#include "scene/scene_document.hpp"
 
 namespace hairsim {
 namespace {
@@ -161,28 +160,7 @@ struct RunArgs {
 nlohmann::json load_scene_document(const std::string& path,
                                    const std::vector<std::string>& overrides) {
   const std::vector<char> bytes = io::read_file_bytes(path);
-  nlohmann::json doc;
-  // A key given twice in one object is refused (the parser would keep the last one silently).
-  std::vector<std::set<std::string>> keys;  // per open object
-  const auto no_duplicate_keys = [&](int, nlohmann::json::parse_event_t event,
-                                     nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) keys.emplace_back();
-    if (event == Event::object_end) keys.pop_back();
-    if (event == Event::key && !keys.back().insert(parsed.get<std::string>()).second)
-      throw Error(path, "duplicate key '" + parsed.get<std::string>() + "' in one object");
-    return true;
-  };
-  try {
-    doc = nlohmann::json::parse(bytes.begin(), bytes.end(), no_duplicate_keys);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(file_location(path, e.byte), "invalid JSON");
-  } catch (const nlohmann::json::exception& e) {  // a number out of double's range, ...
-    const std::string what = e.what();
-    throw Error(path, "invalid JSON: " + what.substr(what.find(']') + 2));
-  }
-  for (const std::string& o : overrides) scene::apply_override(doc, o);
-  return doc;
+  return scene::parse_scene_document(std::string_view(bytes.data(), bytes.size()), path, overrides);
 }
 
 // The run's output folder (--out or --resume, default out/<scene name>).
@@ -348,10 +326,8 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
 // A single-rod scene of the model its "model" names (default: the table's first).
 int run_rod(const RunArgs& a, const nlohmann::json& doc) {
   if (!a.resume.empty()) throw Error("--resume", "is for hairstyle scenes");
-  std::unique_ptr<engine::RodScene> rod = naming_the_scene(a, [&] {
-    const std::string name = scene::JsonReader(doc, "").string("model", engine::default_model());
-    return engine::find_model(name).parse_rod_scene(doc);
-  });
+  std::unique_ptr<engine::RodScene> rod =
+      naming_the_scene(a, [&] { return engine::parse_rod_scene(doc); });
   check_final_options(a);
   check_final_folder(a);
   check_output_folder(output_folder(a));

@@ -51,6 +51,14 @@ SignedDistanceGrid make_sdf_grid(const TriangleMesh& mesh, int resolution,
   if (!(g.spacing > 0)) throw Error(where, "the mesh is degenerate (no extent)");
   g.band = kBandCells * g.spacing;
   g.origin = lo - Vec3::Constant(kMargin * g.spacing);
+  // The grid's box must be finite in float, the type of its values: a mesh spanning 1e308 m made
+  // the cell counts NaN and their conversion to int undefined (found by tests/fuzz/).
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  const Vec3 far = hi + Vec3::Constant((kMargin + 1) * g.spacing);
+  if (!(g.origin.allFinite() && far.allFinite() && g.origin.cwiseAbs().maxCoeff() <= kFloatMax &&
+        far.cwiseAbs().maxCoeff() <= kFloatMax))
+    throw Error(where, "the mesh is too large for a distance grid (its box with " +
+                           std::to_string(kMargin) + " cells of margin reaches beyond 3.4e38 m)");
   const Eigen::Vector3i n = ((hi - lo) / g.spacing).array().ceil().cast<int>() + 2 * kMargin + 1;
   g.nx = n.x(), g.ny = n.y(), g.nz = n.z();
   const std::size_t count = std::size_t(g.nx) * g.ny * g.nz;

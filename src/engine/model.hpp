@@ -71,5 +71,8 @@ const Model& find_model(const std::string& name, const std::string& where = "mod
 std::string model_names();
 // The first model of the table: what a scene without "model" runs.
 std::string default_model();
+// A single-rod scene document (`hairsim run` on a scene without "hair") parsed by the model its
+// "model" names (default: the table's first); Error naming the field when bad.
+std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document);
 
 }  // namespace hairsim::engine

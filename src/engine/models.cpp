@@ -44,4 +44,9 @@ const Model& find_model(const std::string& name, const std::string& where) {
   throw Error(where, "unknown model '" + name + "' (available: " + model_names() + ")");
 }
 
+std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document) {
+  const std::string name = scene::JsonReader(document, "").string("model", default_model());
+  return find_model(name).parse_rod_scene(document);
+}
+
 }  // namespace hairsim::engine

@@ -1,7 +1,8 @@
-// libFuzzer target for every strand reader: the first input byte picks the format, the rest is
-// the file. Any exception other than hairsim::Error, any crash or sanitizer report is a bug.
-//   cmake -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DHAIRSIM_FUZZ=ON -DHAIRSIM_CUDA=OFF
-//   cmake --build build/fuzz --target fuzz_read_strands && build/fuzz/tests/fuzz/fuzz_read_strands
+// libFuzzer target for every strand reader: the first input byte picks the format (its value
+// mod 6 indexes .hair, .data, .bin, .ply, .obj, .usda), the rest is the file. Any exception other
+// than hairsim::Error, any crash, hang or sanitizer report is a finding. Corpus:
+// tests/fuzz/corpus/read_strands/ (replayed by the unit test FuzzCorpus.read_strands); building
+// and running: docs/fuzzing.md.
 #include <unistd.h>
 
 #include <cstdint>

@@ -291,6 +291,26 @@ TEST(BadInput, OutputsAndSpecialFilesAreCheckedBeforeTheWork) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
 }
 
+TEST(BadInput, MeshColliderTooLargeForAGridExitsTwo) {
+  // Found by tests/fuzz/ (fuzz_read_mesh): a mesh spanning 2e308 m (PLY doubles) made the distance
+  // grid's cell counts NaN, converted to int (undefined behaviour, a random grid size).
+  ScratchDir dir;
+  std::ofstream(dir / "huge.ply") << "ply\nformat ascii 1.0\nelement vertex 3\n"
+                                     "property double x\nproperty double y\nproperty double z\n"
+                                     "element face 1\nproperty list uchar int vertex_indices\n"
+                                     "end_header\n-1e308 0 0\n1e308 0 0\n0 1 0\n3 0 1 2\n";
+  std::ofstream(dir / "scene.json")
+      << R"({"hair": {"generate": {"strands": 4}, "vertices": 4},)"
+      << R"( "head": {"colliders": [{"shape": "mesh", "file": "huge.ply", "resolution": 8}]}})";
+  const auto r = test::run_cli(
+      "run '" + (dir / "scene.json").string() + "' --out '" + (dir / "out").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("huge.ply: the mesh is too large for a distance grid"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
 TEST(BadInput, DegenerateUscStrandsAreSkippedWithWarning) {
   // Real USC files hold strands with 0 or 1 vertex: skipped and counted, not an error.
   ScratchDir dir;
