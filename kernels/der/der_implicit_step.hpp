@@ -88,8 +88,8 @@ HS_HD void bending_hessian(const Strand<T>& st, Add&& add) {
 // F the elastic forces of the quasistatic rod and stretching, D air drag (drag_matrix, taken
 // implicitly), H the PSD Hessian approximation (stretching, Gauss-Newton bending). The root
 // vertices move to the head pose: their velocities are known and go to the right-hand side.
-// Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then constrain_positions with the
-// projection's tolerance as a strain limit (lengths, contacts), then finish_step.
+// Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then constrain_positions as
+// p.implicit_lengths says (hair: a strain limit), then finish_step.
 template <class T>
 HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
@@ -150,7 +150,7 @@ HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& 
   }
   StepCounts counts;
   counts.solver_failures = solved ? 0 : 1;
-  constrain_positions(st, p, counts, p.length_tolerance);
+  constrain_positions(st, p, counts, p.implicit_lengths);
   counts.twist_iterations = finish_step(st, p, old_t0);
   return counts;
 }

@@ -17,6 +17,12 @@ using kernels::RigidPose;      // common/rigid_pose.hpp
 // Euler step with stretching as a stiff energy (the reference's der_implicit.hpp).
 enum class Integrator { symplectic, implicit };
 
+// How the end of a step treats the edge lengths (constrain_positions): the symplectic step
+// always projects them; the implicit step of hair projects where an edge is off its rest length
+// by more than the tolerance (a strain limit); a single rod's implicit step leaves them to its
+// stretching stiffness (extensible, as its scene says).
+enum class LengthConstraint { always, beyond_tolerance, never };
+
 // Parameters of one step of every strand of a batch.
 template <class T>
 struct DerStepParameters {
@@ -34,7 +40,8 @@ struct DerStepParameters {
   WindField<T> wind;       // the air's velocity, evaluated at the step's start
   T time = 0;              // s, the step's start (the wind's clock)
   T length_tolerance = 0;  // m, fast projection
-  T twist_tolerance = 0;   // energy units, max |∂E/∂θ|
+  LengthConstraint implicit_lengths = LengthConstraint::beyond_tolerance;
+  T twist_tolerance = 0;  // energy units, max |∂E/∂θ|
   int max_projection_iterations = 50;
   int max_twist_iterations = 50;
 };

@@ -62,21 +62,24 @@ HS_HD T worst_length_error(const Strand<T>& st) {
 // unconstrained new positions in a.position, the step's start in a.previous_position, the root
 // vertices on the head: fast projection onto the rest lengths to p.length_tolerance with
 // v = (x_projected - x_old)/h (§8.1), contacts, and with any contact the lengths re-projected
-// while contacts slide on their tangent planes. The symplectic step always projects
-// (`strain_limit` < 0); the implicit step only where an edge is off its rest length by more than
-// `strain_limit` (m, its projection tolerance): where its stiff stretching held every length,
-// its solved velocities stay and contacts are resolved alone; elsewhere the projection limits
-// the strain (a 3 rad, 8 Hz shake stretched hair 227 % before issue 27).
+// while contacts slide on their tangent planes, as `lengths` says (LengthConstraint): always
+// (the symplectic step), or only where an edge is off its rest length by more than the
+// tolerance (hair's implicit step: where its stiff stretching held every length its solved
+// velocities stay and contacts are resolved alone; elsewhere the projection limits the strain,
+// where a 3 rad, 8 Hz shake stretched hair 227 % before issue 27), or never (contacts alone).
 template <class T>
 HS_HD void constrain_positions(const Strand<T>& st, const DerStepParameters<T>& p,
-                               StepCounts& counts, T strain_limit) {
+                               StepCounts& counts, LengthConstraint lengths) {
   const DerBatchArrays<T>& a = st.a;
   const int nv = a.vertices;
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
                           old = st.vectors(a.previous_position);
   const Strided<T> pinned = st.per_row(a.pinned);
   for (int i = 0; i < nv; ++i) pinned[i] = i < 2 ? T(1) : T(0);
-  auto beyond_limit = [&] { return strain_limit < T(0) || worst_length_error(st) > strain_limit; };
+  auto beyond_limit = [&] {
+    return lengths == LengthConstraint::always || (lengths == LengthConstraint::beyond_tolerance &&
+                                                   worst_length_error(st) > p.length_tolerance);
+  };
   if (beyond_limit()) {
     counts.projection_iterations +=
         project_lengths(st, p.length_tolerance, p.max_projection_iterations);
@@ -120,7 +123,7 @@ HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>
   }
   StepCounts counts;
   for (int k = 0; k < 2; ++k) x.set(k, root_target(st, p.head, k));
-  constrain_positions(st, p, counts, T(-1));
+  constrain_positions(st, p, counts, LengthConstraint::always);
   counts.twist_iterations = finish_step(st, p, old_t0);
   return counts;
 }

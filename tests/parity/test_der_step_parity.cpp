@@ -148,7 +148,8 @@ double worst_deviation_over_length(Integrator integrator, T length_tolerance, T 
     contacts += counts.contacts;
     for (DynamicRod& rod : setup.reference)
       if (integrator == Integrator::implicit)
-        step_linearly_implicit(rod, setup.dt, double(length_tolerance));
+        step_linearly_implicit(rod, setup.dt, double(length_tolerance),
+                               LengthConstraint::beyond_tolerance);
       else
         step_symplectic(rod, setup.dt, 1e-12);
   }

@@ -37,10 +37,9 @@ struct CosseratSettings : engine::ModelSettings {
   // The discrete Darboux vector's measure (docs/models/cosserat.md): tangent, or the paper's
   // printed eq. (29), sine, which lets a segment fold onto its neighbour.
   cosserat::BendingStrain bending_strain = cosserat::BendingStrain::tangent;
-  // Kernels: a strand step Newton does not converge in within newton_max_iterations is redone
-  // from its start in 2, 4, ... substeps, at most 2^this (issue 27: under a 3 rad, 8 Hz shake
-  // unconverged steps let tips reach 220 m/s and contacts 7-15 mm into the head). The reference
-  // does not retry.
+  // Kernels: a strand step whose solve failed (a singular preconditioner) is redone from its
+  // start in 2, 4, ... substeps, at most 2^this, before the run stops as failed (issue 27). The
+  // reference does not retry.
   int max_substep_halvings = 3;
 };
 

@@ -53,7 +53,9 @@ class DerReferenceSimulator final : public engine::Simulator {
     for (der::DynamicRod& rod : rods_)
       if (implicit_)
         projection_iterations_ +=
-            der::step_linearly_implicit(rod, dt(), length_tolerance_).projection_iterations;
+            der::step_linearly_implicit(rod, dt(), length_tolerance_,
+                                        der::LengthConstraint::beyond_tolerance)
+                .projection_iterations;
       else
         projection_iterations_ += der::step_symplectic(rod, dt(), length_tolerance_).iterations;
     ++steps_;

@@ -80,7 +80,8 @@ der::SceneRun run_der_scene_batched(der::DerScene& sc) {
   p.drag_normal = rod.drag_normal;
   p.drag_tangent = rod.drag_tangent;
   p.wind = rod.wind;
-  p.length_tolerance = 1e-12 * sc.length;  // as the reference scene run
+  p.length_tolerance = 1e-12 * sc.length;                      // as the reference scene run
+  p.implicit_lengths = kernels::der::LengthConstraint::never;  // extensible, as the reference
   p.twist_tolerance = rod.twist_tolerance;
   auto step_parameters = [&](int step) {
     p.time = rod.time + step * sc.dt;

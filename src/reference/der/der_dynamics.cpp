@@ -297,7 +297,8 @@ ProjectionReport step_symplectic(DynamicRod& rod, double dt, double length_toler
     x[i] += dt * rod.velocity[i];
   }
   const ClampTargets targets = place_clamps(rod, rod.time + dt, x);
-  const ProjectionReport report = constrain_positions(rod, x, dt, length_tolerance, -1);
+  const ProjectionReport report =
+      constrain_positions(rod, x, dt, length_tolerance, LengthConstraint::always);
   finish_step(rod, x, targets, held_m1, dt);
   return report;
 }
@@ -314,10 +315,12 @@ double worst_length_error(const std::vector<Vec3>& x, const RestShape& rest,
 }
 
 ProjectionReport constrain_positions(DynamicRod& rod, std::vector<Vec3>& x, double dt,
-                                     double length_tolerance, double strain_limit) {
+                                     double length_tolerance, LengthConstraint lengths) {
   const int n = rod.rest.vertex_count();
   auto beyond_limit = [&] {
-    return strain_limit < 0 || worst_length_error(x, rod.rest, rod.fixed) > strain_limit;
+    return lengths == LengthConstraint::always ||
+           (lengths == LengthConstraint::beyond_tolerance &&
+            worst_length_error(x, rod.rest, rod.fixed) > length_tolerance);
   };
   ProjectionReport report;
   if (beyond_limit()) {

@@ -9,12 +9,14 @@
 
 #include "common/colliders.hpp"
 #include "common/wind.hpp"
+#include "der/der_parameters.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/der/der_rod.hpp"
 
 namespace hairsim::der {
 
-using hairsim::ClampMotion;  // include/hairsim/motion.hpp
+using hairsim::ClampMotion;            // include/hairsim/motion.hpp
+using kernels::der::LengthConstraint;  // kernels/der/der_parameters.hpp
 
 // A clamped end: its edge's two vertices and material frame follow the motion rigidly.
 struct Clamp {
@@ -157,14 +159,12 @@ ProjectionReport project_on_contact_planes(std::vector<Vec3>& x, const RestShape
 // t + dt (clamped vertices placed) and rod.state.x those at t: fast projection onto the rest
 // lengths to `length_tolerance` (m) with the velocity update v = (x_projected - x_old) / h
 // (§8.1), then contacts (pinned), and with any contact the rest re-projected while contacts
-// slide on their tangent planes. The symplectic step always projects (`strain_limit` < 0); the
-// implicit step only where an edge is off its rest length by more than `strain_limit` (m, its
-// projection tolerance): where its stiff stretching held every length its velocities stay and
-// contacts are resolved alone; elsewhere the projection limits the strain (stiff stretching
-// alone let hair stretch 227 % under a 3 rad, 8 Hz shake: issue 27). Returns the projections'
-// iterations.
+// slide on their tangent planes, as `lengths` says (kernels' LengthConstraint): always (the
+// symplectic step), only where an edge is off its rest length by more than the tolerance (the
+// implicit step of hair: a strain limit; stiff stretching alone let hair stretch 227 % under a
+// 3 rad, 8 Hz shake, issue 27), or never (contacts alone). Returns the projections' iterations.
 ProjectionReport constrain_positions(DynamicRod& rod, std::vector<Vec3>& x, double dt,
-                                     double length_tolerance, double strain_limit);
+                                     double length_tolerance, LengthConstraint lengths);
 // max | |e^j| - |ē^j| | (m) over the edges not held at both ends.
 double worst_length_error(const std::vector<Vec3>& x, const RestShape& rest,
                           const std::vector<bool>& fixed);

@@ -6,7 +6,6 @@
 #include <Eigen/SparseCore>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "hairsim/error.hpp"
 
@@ -77,10 +76,11 @@ double stretching_energy(const DynamicRod& rod) {
 }
 
 ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt) {
-  return step_linearly_implicit(rod, dt, std::numeric_limits<double>::infinity());
+  return step_linearly_implicit(rod, dt, 0.0, LengthConstraint::never);
 }
 
-ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double length_tolerance) {
+ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double length_tolerance,
+                                          LengthConstraint lengths) {
   if (!(rod.stretching_stiffness > 0))
     throw Error("der implicit", "the implicit integrator needs a positive stretching stiffness");
   const int n = rod.rest.vertex_count();
@@ -136,7 +136,7 @@ ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double len
   }
   ImplicitStepReport report;
   report.projection_iterations =
-      constrain_positions(rod, x, dt, length_tolerance, length_tolerance).iterations;
+      constrain_positions(rod, x, dt, length_tolerance, lengths).iterations;
   finish_step(rod, x, targets, clamped_m1, dt);
 
   for (int j = 0; j < rod.rest.edge_count(); ++j)

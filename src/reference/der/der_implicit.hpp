@@ -26,9 +26,10 @@ struct ImplicitStepReport {
 // Stretching energy and its gradient (exact).
 double stretching_energy(const DynamicRod& rod);
 
-// `length_tolerance` (m): the projection's, and its trigger (constrain_positions): hair runs
-// pass the kernels' tolerance.
-ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double length_tolerance);
+// `length_tolerance` (m) and `lengths` as constrain_positions takes them: hair runs pass the
+// kernels' tolerance and LengthConstraint::beyond_tolerance.
+ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt, double length_tolerance,
+                                          LengthConstraint lengths);
 // ... extensible: no projection, the rod's stretching stiffness alone holds its lengths
 // (single-rod scenes, where material.stretching_stiffness is the rod's; contacts still resolved).
 ImplicitStepReport step_linearly_implicit(DynamicRod& rod, double dt);
