@@ -481,7 +481,9 @@ int run(int argc, char** argv) {
   gener->add_option("--vertices", gen.params.vertices, "vertices per strand")
       ->capture_default_str();
   gener->add_option("--length", gen.params.length, "strand length (m)")->capture_default_str();
-  gener->add_option("--seed", gen.params.seed, "random seed")->capture_default_str();
+  gener->add_option("--seed", gen.params.seed, "random seed (0 to 2^64 - 1)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   gener->add_option("--wave-amplitude", gen.params.wave_amplitude, "wavy: amplitude (m)")
       ->capture_default_str();
   gener->add_option("--wave-length", gen.params.wave_length, "wavy: wavelength (m)")

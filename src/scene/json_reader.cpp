@@ -38,10 +38,13 @@ int JsonReader::integer(const std::string& key, std::optional<int> fallback, int
     return *fallback;
   }
   if (!v->is_number_integer()) fail(key, "must be an integer");
-  const long long x = v->get<long long>();
+  // An unsigned value above long long's range (2^64 - 1) read as long long wrapped to -1.
+  const bool huge = v->is_number_unsigned() &&
+                    v->get<unsigned long long>() > static_cast<unsigned long long>(max);
+  const long long x = huge ? max + 1LL : v->get<long long>();
   if (x < min || x > max)
     fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + " (got " +
-                  std::to_string(x) + ")");
+                  v->dump() + ")");
   return static_cast<int>(x);
 }
 

@@ -17,6 +17,7 @@ namespace hairsim {
 namespace {
 
 using test::data_path;
+using test::run_cli;
 using test::ScratchDir;
 
 template <class T>
@@ -228,6 +229,21 @@ TEST(BadInput, CliExitsTwoWithOneLineAndNoOutput) {
   }
 }
 
+TEST(BadInput, WorkThatCannotFitInMemoryExitsTwoWithTheEstimate) {
+  // Issue 27: `convert --resample 1000000000` died in std::bad_alloc (exit 1, no hint). 100
+  // strands of 1e9 vertices need 4.8e12 bytes (points and the writer's copy, 24 bytes each):
+  // refused before allocating, naming the option and the estimate.
+  ScratchDir dir;
+  const auto r = run_cli("convert '" + data_path("Bangs_100.hair").string() + "' '" +
+                             (dir / "out.ply").string() + "' --resample 1000000000",
+                         dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--resample: 100 strands of 1000000000 vertices needs about 4.8e+03 GB"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.ply"));
+}
+
 TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
   ScratchDir dir;
   const std::string bangs = data_path("Bangs_100.hair").string();
@@ -244,6 +260,7 @@ TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
       "generate --strands 0 -o '" + (dir / "g.hair").string() + "'",
       "generate --length -1 -o '" + (dir / "g.hair").string() + "'",
       "generate --length 1e300 -o '" + (dir / "g.hair").string() + "'",
+      "generate --seed -1 -o '" + (dir / "g.hair").string() + "'",  // wrapped to 2^64 - 1
       "info '" + (dir / "missing.hair").string() + "'",
       "info",
       "frobnicate"};

@@ -303,6 +303,8 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       {base + "--duration 1e9", "time.duration: gives 3e+10 frames at 30 fps, more than 10000000"},
       {base + "--set time.dt=1e-12", "time.dt: gives 3.33e+10 steps per frame at 30 fps"},
       {base + "--frames 2 --duration 0.1", "--duration: give --frames or --duration, not both"},
+      {base + "--set hair.generate.seed=18446744073709551615",  // was shown as -1
+       "hair.generate.seed: must be between 0 and 1073741824 (got 18446744073709551615)"},
       {base + "--model superhelix", "model: unknown model 'superhelix' (available: der, cosserat)"},
       {base + "--model cosserat --set time.integrator=symplectic",
        "time.integrator: model 'cosserat' steps with 'implicit' (got 'symplectic')"},
