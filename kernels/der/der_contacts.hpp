@@ -12,20 +12,26 @@ namespace hairsim::kernels::der {
 // (contact_normal, contact_offset), its velocity (as it penetrated) replaced by the contact
 // velocity (inelastic, Coulomb friction, relative to the surface's own velocity). Returns how
 // many vertices were in contact.
+// With `refresh` (after a projection on the contacts' planes), only vertices deeper than the
+// length tolerance count, and a vertex already in contact keeps its contact velocity: its
+// position and plane move to the surface where it slid.
 template <class T>
-HS_HD int resolve_contacts(const Strand<T>& st, const DerStepParameters<T>& p) {
+HS_HD int resolve_contacts(const Strand<T>& st, const DerStepParameters<T>& p,
+                           bool refresh = false) {
   const DerBatchArrays<T>& a = st.a;
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity);
   const Strided<T> pinned = st.per_row(a.pinned);
   int touching = 0;
   for (int i = 2; i < a.vertices; ++i)
     for (int c = 0; c < p.collider_count; ++c) {
-      const Contact<T> k = contact(p.colliders[c], p.head.apply_inverse(x.get(i)));
-      if (!k.inside) continue;
+      const Vector3<T> local = p.head.apply_inverse(x.get(i));
+      const Contact<T> k = contact(p.colliders[c], local);
+      if (!k.inside || (refresh && !(norm(local - k.surface) > p.length_tolerance))) continue;
       const Vector3<T> surface = p.head.apply(k.surface), normal = p.head.rotate(k.normal);
       const Vector3<T> w = (surface - p.head_previous.apply(k.surface)) / p.dt;
       x.set(i, surface);
-      v.set(i, contact_velocity(v.get(i), w, normal, p.colliders[c].friction));
+      if (!refresh || pinned[i] == T(0))
+        v.set(i, contact_velocity(v.get(i), w, normal, p.colliders[c].friction));
       pinned[i] = T(1);
       st.vectors(a.contact_normal).set(i, normal);
       st.per_row(a.contact_offset)[i] = dot(normal, surface);

@@ -87,11 +87,18 @@ HS_HD void constrain_positions(const Strand<T>& st, const DerStepParameters<T>& 
   }
   counts.contacts = resolve_contacts(st, p);
   if (counts.contacts > 0 && beyond_limit()) {
-    // Contacts on their tangent planes; everything back onto the lengths.
-    counts.projection_iterations +=
-        project_on_contact_planes(st, p.length_tolerance, p.max_projection_iterations);
-    for (int i = 2; i < nv; ++i)
-      if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+    // Contacts on their tangent planes; everything back onto the lengths. A plane is the
+    // surface's tangent where the contact began: sliding d along it cuts d²/2R into a collider
+    // of radius R (1.1 mm at the 15 mm per step of a 3 rad, 8 Hz shake), so contacts found
+    // deeper than the tolerance are moved to the surface where they slid and projected again,
+    // twice at most.
+    for (int round = 0; round < 3; ++round) {
+      if (round > 0 && resolve_contacts(st, p, true) == 0) break;
+      counts.projection_iterations +=
+          project_on_contact_planes(st, p.length_tolerance, p.max_projection_iterations);
+      for (int i = 2; i < nv; ++i)
+        if (pinned[i] == T(0)) v.set(i, (x.get(i) - old.get(i)) / p.dt);
+    }
   }
 }
 

@@ -182,20 +182,24 @@ namespace {}  // namespace
 
 bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
                       std::vector<bool>& pinned, std::vector<Vec3>* normals,
-                      std::vector<double>* offsets) {
+                      std::vector<double>* offsets, double refresh_depth) {
   const kernels::RigidPose<double> now = bridge::rigid_pose<double>(rod.collider_motion, t + dt),
                                    before = bridge::rigid_pose<double>(rod.collider_motion, t);
+  const bool refresh = refresh_depth >= 0;
   bool any = false;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (rod.fixed[i]) continue;
     for (const kernels::Collider<double>& c : rod.colliders) {
-      const kernels::Contact<double> k = kernels::contact(c, now.apply_inverse(to_kernel(x[i])));
-      if (!k.inside) continue;
+      const kernels::Vector3<double> local = now.apply_inverse(to_kernel(x[i]));
+      const kernels::Contact<double> k = kernels::contact(c, local);
+      if (!k.inside || (refresh && !(kernels::norm(local - k.surface) > refresh_depth))) continue;
       x[i] = from_kernel(now.apply(k.surface));
       const Vec3 surface_velocity = (x[i] - from_kernel(before.apply(k.surface))) / dt;
       const Vec3 normal = from_kernel(now.rotate(k.normal));
-      rod.velocity[i] = from_kernel(kernels::contact_velocity(
-          to_kernel(rod.velocity[i]), to_kernel(surface_velocity), to_kernel(normal), c.friction));
+      if (!refresh || !pinned[i])
+        rod.velocity[i] = from_kernel(kernels::contact_velocity(to_kernel(rod.velocity[i]),
+                                                                to_kernel(surface_velocity),
+                                                                to_kernel(normal), c.friction));
       if (normals) (*normals)[i] = normal;
       if (offsets) (*offsets)[i] = normal.dot(x[i]);
       pinned[i] = true;
@@ -331,14 +335,21 @@ ProjectionReport constrain_positions(DynamicRod& rod, std::vector<Vec3>& x, doub
   std::vector<Vec3> normals(n, Vec3::Zero());
   std::vector<double> offsets(n, 0.0);
   if (resolve_contacts(rod, rod.time, dt, x, pinned, &normals, &offsets) && beyond_limit()) {
-    // Contacts slide on their tangent planes while every edge goes back to its length.
-    std::vector<bool> on_plane(n);
-    for (int i = 0; i < n; ++i) on_plane[i] = pinned[i] && !rod.fixed[i];
-    report.iterations += project_on_contact_planes(x, rod.rest, rod.mass, rod.fixed, on_plane,
-                                                   normals, offsets, length_tolerance)
-                             .iterations;
-    for (int i = 0; i < n; ++i)
-      if (!pinned[i]) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
+    // Contacts slide on their tangent planes while every edge goes back to its length; contacts
+    // that slid deeper than the tolerance into a curved collider are moved to its surface and
+    // projected again, twice at most (the kernels' constrain_positions says why).
+    for (int round = 0; round < 3; ++round) {
+      if (round > 0 &&
+          !resolve_contacts(rod, rod.time, dt, x, pinned, &normals, &offsets, length_tolerance))
+        break;
+      std::vector<bool> on_plane(n);
+      for (int i = 0; i < n; ++i) on_plane[i] = pinned[i] && !rod.fixed[i];
+      report.iterations += project_on_contact_planes(x, rod.rest, rod.mass, rod.fixed, on_plane,
+                                                     normals, offsets, length_tolerance)
+                               .iterations;
+      for (int i = 0; i < n; ++i)
+        if (!pinned[i]) rod.velocity[i] = (x[i] - rod.state.x[i]) / dt;
+    }
   }
   return report;
 }

@@ -137,9 +137,11 @@ ProjectionReport project_inextensible(std::vector<Vec3>& x, const RestShape& res
 // velocity (inelastic, Coulomb friction, relative to the moving surface). With `normals` and
 // `offsets`, each contact's tangent plane n . x = n . s (world) is recorded there. Returns
 // whether any vertex touched.
+// With `refresh_depth` >= 0 (after a projection on the planes), only vertices deeper than it
+// count, and a vertex already pinned keeps its contact velocity (its position and plane move).
 bool resolve_contacts(DynamicRod& rod, double t, double dt, std::vector<Vec3>& x,
                       std::vector<bool>& pinned, std::vector<Vec3>* normals = nullptr,
-                      std::vector<double>* offsets = nullptr);
+                      std::vector<double>* offsets = nullptr, double refresh_depth = -1);
 
 // Fast projection with contact planes: the edge-length constraints of project_inextensible
 // (edges with both ends `fixed` dropped) plus, for each vertex marked in `on_plane`, the plane
