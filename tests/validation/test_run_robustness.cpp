@@ -51,8 +51,11 @@ nlohmann::json violent_scene(int strands) {
 struct ViolentCase {
   const char* model;
   const char* precision;
-  double strain_bound;  // issue 27: 1e-3 in float, 1e-6 in double
+  double strain_bound;       // issue 27: 1e-3 in float, 1e-6 in double
+  double penetration_bound;  // m: the hairstyle scenes' 5e-4; infinity: not held (see below)
 };
+
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
 class ViolentMotion : public ::testing::TestWithParam<ViolentCase> {};
 
@@ -69,15 +72,18 @@ TEST_P(ViolentMotion, HairKeepsItsLength) {
   EXPECT_EQ(s["frames"], 30);
   EXPECT_LE(s["max_stretch"].get<double>(), c.strain_bound);
   EXPECT_LE(s["max_root_drift_m"].get<double>(), 1e-6);
+  EXPECT_LE(s["max_penetration_m"].get<double>(), c.penetration_bound);
   std::cout << c.model << " " << c.precision << ": max strain " << s["max_stretch"] << ", deepest "
             << s["max_penetration_m"] << " m, fastest " << s["max_speed_m_s"] << " m/s\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ViolentMotion,
-                         ::testing::Values(ViolentCase{"der", "float", 1e-3},
-                                           ViolentCase{"der", "double", 1e-6},
-                                           ViolentCase{"cosserat", "float", 1e-3},
-                                           ViolentCase{"cosserat", "double", 1e-6}),
+                         // Cosserat's penalty contacts are not held under this motion: its
+                         // Newton reaches its cap and they sink 7-16 mm (bench/RESULTS.md).
+                         ::testing::Values(ViolentCase{"der", "float", 1e-3, 5e-4},
+                                           ViolentCase{"der", "double", 1e-6, 5e-4},
+                                           ViolentCase{"cosserat", "float", 1e-3, kUnbounded},
+                                           ViolentCase{"cosserat", "double", 1e-6, kUnbounded}),
                          [](const auto& param_info) {
                            return std::string(param_info.param.model) + "_" +
                                   param_info.param.precision;
