@@ -2,6 +2,8 @@
 // Helpers shared by the test files: fixture paths, scratch directories, running the CLI.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +52,12 @@ inline std::vector<char> read_bytes(const std::filesystem::path& p) {
 inline void write_bytes(const std::filesystem::path& p, const std::vector<char>& bytes) {
   std::ofstream out(p, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A JSON file (a run's summary.json) parsed.
+inline nlohmann::json read_json(const std::filesystem::path& p) {
+  const auto b = read_bytes(p);
+  return nlohmann::json::parse(b.begin(), b.end());
 }
 
 struct CliResult {

@@ -20,10 +20,7 @@ std::string scene(const std::string& name) {
   return std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/" + name + ".json";
 }
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  const auto b = test::read_bytes(p);
-  return nlohmann::json::parse(b.begin(), b.end());
-}
+using test::read_json;
 
 TEST(CosseratScenes, CantileverSceneWithModelCosseratMatchesReference) {
   // Validation 5 through the CLI: DER's cantilever scene (Γ = 10, 80 edges) with --model

@@ -20,10 +20,7 @@ using test::ScratchDir;
 const std::string kCantilever =
     std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/cantilever_gravity.json";
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  const auto b = test::read_bytes(p);
-  return nlohmann::json::parse(b.begin(), b.end());
-}
+using test::read_json;
 
 TEST(DerScenes, CantileverSceneReproducesCase2) {
   ScratchDir dir;

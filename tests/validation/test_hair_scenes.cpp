@@ -26,10 +26,7 @@ namespace {
 using test::run_cli;
 using test::ScratchDir;
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  const auto b = test::read_bytes(p);
-  return nlohmann::json::parse(b.begin(), b.end());
-}
+using test::read_json;
 
 // 300 generated wavy strands of 20 vertices on the generator's head, the head shaking ±0.6 rad
 // at 1.5 Hz for a second. Colliders: the head as a triangle mesh (the generator's ellipsoid,

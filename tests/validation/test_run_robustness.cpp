@@ -23,10 +23,7 @@ namespace {
 using test::run_cli;
 using test::ScratchDir;
 
-nlohmann::json read_json(const std::filesystem::path& p) {
-  const auto b = test::read_bytes(p);
-  return nlohmann::json::parse(b.begin(), b.end());
-}
+using test::read_json;
 
 std::filesystem::path write_scene(const ScratchDir& dir, const nlohmann::json& scene) {
   const auto path = dir / "scene.json";
