@@ -35,7 +35,6 @@ struct StepCounts {
   int newton = 0, pcg_iterations = 0, pcg_solves = 0, failures = 0;
   int contacts = 0;  // vertices inside a collider (gap < 0) at the end of the step
   int retried = 0;   // steps redone in substeps (0 or 1 per strand step)
-  bool converged = false;
 };
 
 // ω of a rotation matrix, |ω| <= π, through its unit quaternion (the largest of w, x, y, z
@@ -170,9 +169,7 @@ HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
 }
 
 // One implicit Euler step of `dt` (Alg. 1 without obstacles): the root moves to `pose`, then
-// inexact Newton with PCG and the line search, as the reference's `step`. `converged`: Newton
-// met its tolerance, or could not decrease the energy further (line search, resolution); not
-// when it reached its cap or the solve failed.
+// inexact Newton with PCG and the line search, as the reference's `step`.
 template <class T>
 HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
                              const StepSettings& settings) {
@@ -202,10 +199,7 @@ HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
     wrap_rotations(st);
     compute_kinematics(st);
     compute_gradient(st, dt, loads, a.gradient);
-    if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) {
-      counts.converged = true;
-      break;
-    }
+    if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;
     if (it == settings.newton_max_iterations) break;
     compute_hessian(st, dt, loads);
     build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
@@ -220,15 +214,9 @@ HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
     }
     counts.pcg_iterations += iterations;
     const T alpha = line_search(st, dt, loads);
-    if (alpha == T(0)) {  // no decrease beyond round-off: as converged as it gets
-      counts.converged = true;
-      break;
-    }
+    if (alpha == T(0)) break;
     ++counts.newton;
-    if (below_resolution(st, alpha, coordinate_scale)) {
-      counts.converged = true;
-      break;
-    }
+    if (below_resolution(st, alpha, coordinate_scale)) break;
   }
   compute_kinematics(st);
   for (int v = 0; v < st.vertices(); ++v)
@@ -252,11 +240,8 @@ HS_HD RigidPose<T> interpolated_pose(const RigidPose<T>& a, const RigidPose<T>& 
   const T angle = norm(w);
   M3<T> r = ra;
   if (angle > T(0)) {  // Rodrigues: I + sin θ K + (1 - cos θ) K², K the unit axis' cross matrix
-    const V3<T> k = (T(1) / angle) * w;
-    M3<T> kx = M3<T>::zero();
-    kx(0, 1) = -k[2], kx(0, 2) = k[1], kx(1, 0) = k[2], kx(1, 2) = -k[0];
-    kx(2, 0) = -k[1], kx(2, 1) = k[0];
-    r = ra * (M3<T>::identity() + std::sin(angle) * kx + (T(1) - std::cos(angle)) * (kx * kx));
+    const M3<T> k = cross_matrix((T(1) / angle) * w);
+    r = ra * (identity3<T>() + std::sin(angle) * k + (T(1) - std::cos(angle)) * (k * k));
   }
   RigidPose<T> p = a;
   for (int i = 0; i < 3; ++i) p.row[i] = {r(i, 0), r(i, 1), r(i, 2)};
@@ -273,40 +258,45 @@ HS_HD RigidPose<T> interpolated_pose(const RigidPose<T>& a, const RigidPose<T>& 
 // retrying those too redid 83 % of the steps at 227 Newton iterations per strand step, and the
 // deepest contact went from 4.5 to 1.3 mm while tips still reached 247 m/s: ten times the cost
 // for a partial cure (docs/models/cosserat.md). The reference has no retries.
+// The state a step changes (configuration, velocities, spins), saved to the retry arrays or
+// restored from them.
+template <class T>
+HS_HD void keep_step_start(const Strand<T>& st, bool restore) {
+  const auto& a = st.a;
+  const Strided<T> state[3] = {st.rows(a.config), st.rows(a.velocity), st.rows(a.spin)};
+  const Strided<T> kept[3] = {st.rows(a.retry_config), st.rows(a.retry_velocity),
+                              st.rows(a.retry_spin)};
+  const int sizes[3] = {3 * st.vertices(), 3 * st.vertices(), 3 * st.segments()};
+  for (int f = 0; f < 3; ++f)
+    for (int k = 0; k < sizes[f]; ++k) {
+      if (restore)
+        state[f][k] = kept[f][k];
+      else
+        kept[f][k] = state[f][k];
+    }
+}
+
 template <class T>
 HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
                       const StepSettings& settings) {
-  const auto& a = st.a;
-  const int size = 3 * st.vertices(), spins = 3 * st.segments();
-  if (settings.max_halvings > 0) {
-    const Strided<T> c = st.rows(a.config), v = st.rows(a.velocity), w = st.rows(a.spin);
-    const Strided<T> rc = st.rows(a.retry_config), rv = st.rows(a.retry_velocity),
-                     rw = st.rows(a.retry_spin);
-    for (int k = 0; k < size; ++k) rc[k] = c[k], rv[k] = v[k];
-    for (int k = 0; k < spins; ++k) rw[k] = w[k];
-  }
+  if (settings.max_halvings > 0) keep_step_start(st, false);
   StepCounts total = newton_step(st, dt, loads, settings);
   for (int level = 1; level <= settings.max_halvings && total.failures > 0; ++level) {
-    const Strided<T> c = st.rows(a.config), v = st.rows(a.velocity), w = st.rows(a.spin);
-    const Strided<T> rc = st.rows(a.retry_config), rv = st.rows(a.retry_velocity),
-                     rw = st.rows(a.retry_spin);
-    for (int k = 0; k < size; ++k) c[k] = rc[k], v[k] = rv[k];
-    for (int k = 0; k < spins; ++k) w[k] = rw[k];
+    keep_step_start(st, true);
     const int parts = 1 << level;
     const T sub_dt = dt / T(parts);
-    total.retried = 1, total.failures = 0, total.converged = true;
+    total.retried = 1, total.failures = 0;
     for (int part = 0; part < parts; ++part) {
       Loads<T> sub = loads;
       sub.head_start = interpolated_pose(loads.head_start, loads.head, T(part) / T(parts));
       sub.head = interpolated_pose(loads.head_start, loads.head, T(part + 1) / T(parts));
       sub.time = loads.time + T(part) * sub_dt;
-      const StepCounts c_part = newton_step(st, sub_dt, sub, settings);
-      total.newton += c_part.newton;
-      total.pcg_iterations += c_part.pcg_iterations;
-      total.pcg_solves += c_part.pcg_solves;
-      total.failures += c_part.failures;
-      total.contacts = c_part.contacts;
-      total.converged = total.converged && c_part.converged;
+      const StepCounts c = newton_step(st, sub_dt, sub, settings);
+      total.newton += c.newton;
+      total.pcg_iterations += c.pcg_iterations;
+      total.pcg_solves += c.pcg_solves;
+      total.failures += c.failures;
+      total.contacts = c.contacts;
     }
   }
   return total;

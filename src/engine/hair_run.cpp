@@ -358,6 +358,7 @@ class HairRun {
   HairRunResult run() {
     sim_ = Simulator::create(sc_.setup, sc_.options);
     vertices_ = sim_->vertices();
+    device_ = sim_->device();
     std::filesystem::create_directories(out_);
     std::vector<Vec3> x, v;
     sim_->positions(x);
@@ -373,6 +374,7 @@ class HairRun {
     outputs_.emplace(sc_, out_, x, sim_->strands(), vertices_,
                      checkpoint ? &checkpoint->run.at("outputs") : nullptr);
     checkpoint.reset();  // its state can be large
+    counts_ = sim_->counts();
     setup_s_ += seconds_since(run_start_);
     if (!control_.resume) {
       const FrameStats f = meter_->measure(x, v, 0.0);
@@ -399,7 +401,7 @@ class HairRun {
       const Clock::time_point frame_start = Clock::now();
       try {
         for (int k = 0; k < sc_.steps_per_frame; ++k) sim_->step();
-        sim_->counts();  // where a backend reports failed solves late (cuda)
+        counts_ = sim_->counts();  // where cuda reports a failed solve (it runs ahead)
       } catch (const RunFailure& e) {
         stop_ = RunStop{"failed", e.where(), e.why()};
         return;
@@ -490,13 +492,13 @@ class HairRun {
 
   // summary.json (docs/scenes.md lists its fields), written atomically.
   nlohmann::json write_summary(const std::string& status) {
-    const StepCounters counts = counts_or_last();
+    const StepCounters& counts = counts_;
     const long steps = sim_->steps();
     nlohmann::json s;
     s["status"] = status;
     s["model"] = sc_.options.model;
     s["backend"] = to_string(sc_.options.backend);
-    s["device"] = sim_->device();
+    s["device"] = device_;
     s["precision"] = to_string(sc_.options.precision);
     s["integrator"] = to_string(sc_.setup.integrator);
     s["hair"] = sc_.hair_source;
@@ -541,16 +543,6 @@ class HairRun {
     return s;
   }
 
-  // The counters; after a failed solve (which counts() reports by throwing) the last ones read.
-  StepCounters counts_or_last() {
-    try {
-      last_counts_ = sim_->counts();
-    } catch (const RunFailure&) {
-      if (last_counts_.names.empty()) throw;
-    }
-    return last_counts_;
-  }
-
   HairRunResult finish() {
     HairRunResult result;
     mp4_note_ = outputs_->finish(result.written);
@@ -578,7 +570,8 @@ class HairRun {
   std::optional<FrameMeter> meter_;
   std::optional<FrameOutputs> outputs_;
   RunMeasures measures_;
-  StepCounters last_counts_;
+  StepCounters counts_;  // read once per frame (a failed solve leaves the last ones read)
+  std::string device_;
   int frames_done_ = 0;
   int resumed_from_ = -1, last_checkpoint_ = -1;
   double setup_s_ = 0, simulate_s_ = 0, readback_s_ = 0, checkpoint_s_ = 0;

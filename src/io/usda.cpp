@@ -183,12 +183,7 @@ constexpr std::string_view kTimeSamples = "point3f[] points.timeSamples = {";
 
 UsdaAnimationWriter::UsdaAnimationWriter(std::filesystem::path path, const StrandSet& topology,
                                          double fps)
-    : path_(std::move(path)), body_(path_.string() + ".frames.tmp"), fps_(fps) {
-  for (std::size_t s = 0; s < topology.strand_count(); ++s)
-    counts_.push_back(topology.strand_size(s));
-  points_ = topology.point_count();
-  std::ofstream(body_, std::ios::trunc);  // empty body; frames are appended
-}
+    : UsdaAnimationWriter(std::move(path), topology, fps, Progress{}) {}  // an empty body
 
 UsdaAnimationWriter::~UsdaAnimationWriter() {
   std::error_code ignored;
@@ -249,8 +244,8 @@ UsdaAnimationWriter::UsdaAnimationWriter(std::filesystem::path path, const Stran
   if (ec || size < progress.body_bytes) {
     // A run that stopped cleanly (interrupted, or complete and now extended) finished its .usda
     // and removed the frames file: its time samples are that file, between the header and the
-    // closing braces.
-    const std::string frames = written_time_samples(path_);
+    // closing braces. A fresh writer (no frames yet) starts an empty file.
+    const std::string frames = progress.body_bytes > 0 ? written_time_samples(path_) : "";
     if (frames.size() < progress.body_bytes)
       throw Error(body_.string(), "the frames written before the stop are missing or cut short (" +
                                       path_.string() + " too)");
