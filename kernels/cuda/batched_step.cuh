@@ -6,7 +6,8 @@
 namespace hairsim::cuda {
 
 template <class Batch>
-__global__ void batched_step_kernel(typename Batch::Arrays a, typename Batch::Parameters p,
+__global__ void batched_step_kernel(const __grid_constant__ typename Batch::Arrays a,
+                                    const __grid_constant__ typename Batch::Parameters p,
                                     unsigned long long* counts, unsigned long long* first_failure,
                                     long step) {
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
