@@ -10,12 +10,13 @@
 #include <type_traits>
 
 #include "common/hd.hpp"
+#include "common/strided.hpp"
 
 namespace hairsim::kernels {
 
 template <class Lower, class Diag, class Upper, class Rhs, class X, class Scratch>
 HS_HD bool thomas_solve(int n, Lower lower, Diag diag, Upper upper, Rhs rhs, X x, Scratch scratch) {
-  using T = std::remove_cv_t<std::remove_reference_t<decltype(x[0])>>;
+  using T = element_t<X>;
   if (n <= 0) return true;
   // Forward sweep: scratch[i] = modified upper coefficient c'_i, x[i] = modified rhs d'_i.
   T pivot = diag[0];

@@ -89,7 +89,7 @@ HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, T dt) {
       const V3<T> anchor = loads.head.apply(loads.head_start.apply_inverse(x));
       for (int k = 0; k < 3; ++k) f[k] = gap.normal[k], f[3 + k] = anchor[k];
       f[6] = gap.friction * contact_stiffness(st, loads, dt, v) * -gap.value;
-      f[7] = stick_length(loads.stick_speed, dt, f[6], st.rows(st.a.mass)[v]);
+      f[7] = stick_length(loads.stick_speed, dt, f[6], T(st.rows(st.a.mass)[v]));
     }
     st.set(st.a.friction, v, f);
   }

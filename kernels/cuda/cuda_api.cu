@@ -25,4 +25,26 @@ std::string device_name(int device) {
   return prop.name;
 }
 
+DeviceProperties device_properties(int device) {
+  cudaDeviceProp prop{};
+  HS_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  DeviceProperties d;
+  d.name = prop.name;
+  d.compute_major = prop.major;
+  d.compute_minor = prop.minor;
+  d.multiprocessors = prop.multiProcessorCount;
+  d.max_threads_per_multiprocessor = prop.maxThreadsPerMultiProcessor;
+  d.registers_per_multiprocessor = prop.regsPerMultiprocessor;
+  d.shared_bytes_per_multiprocessor = prop.sharedMemPerMultiprocessor;
+  d.shared_bytes_per_block_optin = prop.sharedMemPerBlockOptin;
+  d.l2_bytes = prop.l2CacheSize;
+  d.memory_bus_bits = prop.memoryBusWidth;
+  d.global_bytes = prop.totalGlobalMem;
+  HS_CUDA_CHECK(cudaSetDevice(device));
+  HS_CUDA_CHECK(cudaMemGetInfo(&d.free_bytes, &d.global_bytes));
+  HS_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
+  HS_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
+  return d;
+}
+
 }  // namespace hairsim::cuda

@@ -94,7 +94,7 @@ HS_HD void elastic_forces(const Strand<T>& st) {
   T suffix = 0;  // Σ_{j>=k} c_j
   for (int k = n_edges - 1; k >= 1; --k) {
     suffix += c[k];
-    const HolonomyStencil<T> h = holonomy_stencil(kb.get(k), length[k - 1], length[k]);
+    const HolonomyStencil<T> h = holonomy_stencil(kb.get(k), T(length[k - 1]), T(length[k]));
     f.set(k - 1, f.get(k - 1) - suffix * h.before);
     f.set(k, f.get(k) - suffix * h.at);
     f.set(k + 1, f.get(k + 1) - suffix * h.after);

@@ -46,12 +46,12 @@ HS_HD void stretching_terms(const Strand<T>& st, bool hessian, Add&& add) {
   for (int j = 0; j < st.edges(); ++j) {
     const Vector3<T> d = x.get(j + 1) - x.get(j);
     if (!hessian) {
-      const Vector3<T> g = stretching_gradient(d, rest[j], ea);
+      const Vector3<T> g = stretching_gradient(d, T(rest[j]), ea);
       f.set(j, f.get(j) + g);
       f.set(j + 1, f.get(j + 1) - g);
       continue;
     }
-    const Matrix3<T> k = stretching_hessian(d, rest[j], ea);
+    const Matrix3<T> k = stretching_hessian(d, T(rest[j]), ea);
     const Matrix3<T> minus_k = T(-1) * k;
     add(j, j, k), add(j + 1, j + 1, k), add(j, j + 1, minus_k), add(j + 1, j, minus_k);
   }

@@ -121,7 +121,7 @@ HS_HD void update_material_frames(const Strand<T>& st) {
                           m1 = st.vectors(a.m1), m2 = st.vectors(a.m2), kb = st.vectors(a.kb);
   const Strided<T> theta = st.per_row(a.theta);
   for (int j = 0; j < n_edges; ++j) {
-    const MaterialFrame<T> m = material_frame(t.get(j), u.get(j), theta[j]);
+    const MaterialFrame<T> m = material_frame(t.get(j), u.get(j), T(theta[j]));
     m1.set(j, m.m1);
     m2.set(j, m.m2);
   }

@@ -6,14 +6,17 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "engine/bench.hpp"
+#include "engine/devices.hpp"
 #include "engine/hair_run.hpp"
 #include "engine/hair_scene.hpp"
 #include "engine/model.hpp"
@@ -374,6 +377,8 @@ struct BenchArgs {
   std::vector<std::string> backends{"cpu"}, precisions{"float"}, integrators, collisions{"off"};
   std::vector<int> strands{1000, 10000}, vertices{32};
   int steps = 20;
+  double row_budget = 0;  // s; 0: none
+  double time_limit = 0;  // s for the whole command; 0: none
   std::string json;
 };
 
@@ -402,23 +407,34 @@ void print_bench_row(const engine::BenchResult& r) {
       std::printf(" %7s", mean_text(column.value).c_str());
     std::printf("  %s\n", r.device.c_str());
   } else {
-    std::printf("  skipped: %s\n", r.note.c_str());
+    std::printf("  %s%s\n", r.failed ? "" : "skipped: ", r.note.c_str());
   }
   std::fflush(stdout);
 }
 
 // Prints one row per case (and writes them all to --json): ms/step, strand-vertex updates per
-// second, and the model's own columns (mean iterations and contacts per strand and step).
+// second, and the model's own columns (mean iterations and contacts per strand and step). With a
+// row budget, a case predicted (from the last case of its series, predict_seconds) to take
+// longer is skipped and says so; with a time limit, every case after it is spent is skipped.
+// Exit 1 when a case failed (its row says why), after every other case has run.
 int cmd_bench(const BenchArgs& a) {
   if (!a.json.empty() && std::filesystem::path(a.json).extension() != ".json")
     throw Error("--json", "expected a .json file name");
   for (const std::string& c : a.collisions)
     if (c != "on" && c != "off") throw Error("--collisions", "must be on or off (got '" + c + "')");
+  if (!(a.row_budget >= 0)) throw Error("--row-budget", "must be >= 0 seconds");
+  if (!(a.time_limit >= 0)) throw Error("--time-limit", "must be >= 0 seconds");
   const engine::Model& model = engine::find_model(a.model, "--model");
   const std::vector<std::string> integrators =
       a.integrators.empty() ? std::vector{engine::to_string(model.integrators.front())}
                             : a.integrators;
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::map<std::string, engine::BenchResult> last_of_series;  // the last case run per series
   nlohmann::json rows = nlohmann::json::array();
+  bool any_failed = false;
   print_bench_header(model);
   for (const std::string& backend : a.backends)
     for (const std::string& precision : a.precisions)
@@ -427,13 +443,36 @@ int cmd_bench(const BenchArgs& a) {
           for (int n : a.strands)
             for (int v : a.vertices) {
               if (backend == "reference" && precision != "double") continue;
-              const engine::BenchResult r = engine::run_bench(
-                  {a.model, backend, precision, integrator, collisions == "on", n, v, a.steps});
+              const engine::BenchCase c{a.model,          backend, precision, integrator,
+                                        collisions == "on", n,       v,         a.steps};
+              const std::string series =
+                  backend + "/" + precision + "/" + integrator + "/" + collisions + "/" +
+                  std::to_string(v);
+              engine::BenchResult r;
+              const auto last = last_of_series.find(series);
+              char why[160] = "";
+              if (a.time_limit > 0 && elapsed() > a.time_limit) {
+                std::snprintf(why, sizeof why, "time limit of %g s spent", a.time_limit);
+              } else if (a.row_budget > 0 && last != last_of_series.end()) {
+                const double predicted = engine::predict_seconds(last->second, n);
+                if (predicted > a.row_budget)
+                  std::snprintf(why, sizeof why,
+                                "predicted %.3g s (from the %d-strand case) > row budget %g s",
+                                predicted, last->second.config.strands, a.row_budget);
+              }
+              if (why[0]) {
+                r.config = c;
+                r.note = why;
+              } else {
+                r = engine::run_bench(c);
+                if (r.ran) last_of_series[series] = r;
+                any_failed = any_failed || r.failed;
+              }
               print_bench_row(r);
               rows.push_back(engine::to_json(r));
             }
   if (!a.json.empty()) io::write_file_atomically(a.json, rows.dump(2) + "\n");
-  return 0;
+  return any_failed ? kExitFailure : 0;
 }
 
 int run(int argc, char** argv) {
@@ -545,7 +584,15 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   bench->add_option("--steps", bench_args.steps, "timed steps per case (after 3 warm-up steps)")
       ->capture_default_str();
+  bench->add_option("--row-budget", bench_args.row_budget,
+                    "skip a case predicted (linearly in strands, from the last smaller case of "
+                    "its series) to take longer than this many seconds (0: no budget)");
+  bench->add_option("--time-limit", bench_args.time_limit,
+                    "skip every case once the command has run this many seconds (0: no limit)");
   bench->add_option("--json", bench_args.json, "also write the rows to this .json file");
+
+  auto* devices_cmd = app.add_subcommand(
+      "devices", "Print the CPU and CUDA devices this build can use, as JSON (docs/gpu.md)");
 
   auto* models_cmd = app.add_subcommand(
       "models", "List the rod models (name, integrators, paper), one per line, for scripts");
@@ -564,6 +611,10 @@ int run(int argc, char** argv) {
   if (*runc) return cmd_run(run_args);
   if (*bench) return cmd_bench(bench_args);
   if (*models_cmd) return cmd_models();
+  if (*devices_cmd) {
+    std::cout << engine::describe_devices().dump(2) << "\n";
+    return 0;
+  }
   return kExitBadInput;
 }
 

@@ -2,10 +2,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <new>
 
 #include "engine/simulator.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
+#ifdef HAIRSIM_COUNT_ACCESSES
+#include "common/strided.hpp"
+#endif
 
 namespace hairsim::engine {
 namespace {
@@ -65,29 +69,56 @@ BenchResult run_bench(const BenchCase& asked) {
     throw Error("bench", "needs >= 1 strand, >= 3 vertices and >= 1 step");
   BenchResult r;
   r.config = c;
-  const HairSetup setup = bench_setup(c);
-  r.dt = setup.dt;
+  const auto case_start = std::chrono::steady_clock::now();
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   std::unique_ptr<Simulator> sim;
+  HairSetup setup;
   try {
+    setup = bench_setup(c);
+    r.dt = setup.dt;
     sim = Simulator::create(setup, {c.model, backend, parse_precision(c.precision)});
-  } catch (const RunFailure& e) {  // cuda: no device, or not built
+  } catch (const Error& e) {  // cuda: no device or not built; a memory estimate over what is free
     r.note = e.what();
+    r.seconds = seconds_since(case_start);
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.note = "out of host memory";
+    r.seconds = seconds_since(case_start);
     return r;
   }
   r.device = sim->device();
-  for (int k = 0; k < kWarmUpSteps; ++k) sim->step();
-  sim->counts();  // waits for the warm-up steps
-  const auto start = std::chrono::steady_clock::now();
-  for (int k = 0; k < c.steps; ++k) sim->step();
-  const StepCounters counts = sim->counts();  // waits for the last step
-  r.ms_per_step =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
-      c.steps;
-  r.svu_per_second = double(c.strands) * c.vertices / (r.ms_per_step * 1e-3);
-  const double strand_steps = double(c.strands) * (c.steps + kWarmUpSteps);
-  r.columns = model.bench_values(setup, backend, counts, strand_steps);
-  r.ran = true;
+  try {
+    for (int k = 0; k < kWarmUpSteps; ++k) sim->step();
+    sim->counts();  // waits for the warm-up steps
+#ifdef HAIRSIM_COUNT_ACCESSES
+    kernels::AccessCounts& access = kernels::access_counts();
+    const long long loads = access.load_bytes, stores = access.store_bytes;
+#endif
+    const auto start = std::chrono::steady_clock::now();
+    for (int k = 0; k < c.steps; ++k) sim->step();
+    const StepCounters counts = sim->counts();  // waits for the last step
+#ifdef HAIRSIM_COUNT_ACCESSES
+    const double updates = double(c.strands) * c.vertices * c.steps;
+    r.load_bytes_per_svu = double(access.load_bytes - loads) / updates;
+    r.store_bytes_per_svu = double(access.store_bytes - stores) / updates;
+#endif
+    r.ms_per_step = 1e3 * seconds_since(start) / c.steps;
+    r.svu_per_second = double(c.strands) * c.vertices / (r.ms_per_step * 1e-3);
+    const double strand_steps = double(c.strands) * (c.steps + kWarmUpSteps);
+    r.columns = model.bench_values(setup, backend, counts, strand_steps);
+    r.ran = true;
+  } catch (const RunFailure& e) {  // a kernel or a solve failed: the row says so, the sweep goes on
+    r.failed = true;
+    r.note = std::string("failed: ") + e.what();
+  }
+  r.seconds = seconds_since(case_start);
   return r;
+}
+
+double predict_seconds(const BenchResult& smaller, int strands) {
+  return smaller.seconds * double(strands) / double(smaller.config.strands);
 }
 
 nlohmann::json to_json(const BenchResult& r) {
@@ -101,10 +132,16 @@ nlohmann::json to_json(const BenchResult& r) {
                       {"steps", r.config.steps},
                       {"dt", r.dt},
                       {"ran", r.ran},
+                      {"failed", r.failed},
+                      {"seconds", r.seconds},
                       {"note", r.note},
                       {"device", r.device},
                       {"ms_per_step", r.ms_per_step},
                       {"svu_per_second", r.svu_per_second}};
+  if (std::isfinite(r.load_bytes_per_svu)) {
+    j["load_bytes_per_svu"] = r.load_bytes_per_svu;
+    j["store_bytes_per_svu"] = r.store_bytes_per_svu;
+  }
   for (const BenchColumn& c : r.columns)  // null where not counted
     j[c.key] = std::isfinite(c.value) ? nlohmann::json(c.value) : nlohmann::json();
   return j;

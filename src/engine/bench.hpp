@@ -3,6 +3,7 @@
 // head, gravity, damping) timed through the simulator API, for any registered model on a
 // backend: reference (one strand at a time, Eigen), cpu (batched kernels, all cores) or cuda (the
 // same kernels, one thread per strand); its integrators, with or without the head collider.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -30,12 +31,24 @@ struct BenchResult {
   // The model's own columns (Model::bench_columns): means of its work counters, NaN where the
   // backend does not count them.
   std::vector<BenchColumn> columns;
-  bool ran = false;  // false: backend not available here (`note` says why)
+  // Bytes of batch arrays read and written per strand-vertex update, counted in a build with
+  // -DHAIRSIM_COUNT_ACCESSES (scripts/kernel-counts.sh; cpu backend); NaN in other builds.
+  double load_bytes_per_svu = std::nan("");
+  double store_bytes_per_svu = std::nan("");
+  double seconds = 0;  // wall time of the whole case: setup, warm-up and timed steps
+  bool ran = false;    // false: not run here or not finished (`note` says why)
+  bool failed = false;  // a step failed (a CUDA error, a failed solve the run cannot survive)
   std::string note;
 };
 
-// Throws Error for an unknown model, backend, precision or integrator; a cuda case without a
-// device or without CUDA in the build comes back with ran = false.
+// A prediction of a case's wall time from a smaller case of the same series (same model,
+// backend, precision, integrator, collisions, vertices): linear in the strand count, which
+// over-predicts where a GPU is not yet full (a safe error for a time budget).
+double predict_seconds(const BenchResult& smaller, int strands);
+
+// Throws Error for an unknown model, backend, precision or integrator. A case that cannot be set
+// up here (a cuda case without a device or without CUDA in the build, more memory than the host
+// or device has) comes back with ran = false; one whose steps fail, with failed = true too.
 BenchResult run_bench(const BenchCase& c);
 
 nlohmann::json to_json(const BenchResult& r);

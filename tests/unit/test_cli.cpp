@@ -156,6 +156,60 @@ TEST(Cli, BenchRunsTheCosseratModel) {
               0.05 * rows[0]["newton_iterations"].get<double>());
 }
 
+TEST(Cli, BenchSkipsCasesPastTheirBudget) {
+  // A row budget of 1 µs: the first case of each series (vertex count) runs, and the next strand
+  // count of the series is predicted (linearly, from the case's wall time) past the budget and
+  // skipped, saying so. A time limit of 1 µs is spent before the first case: every case is
+  // skipped, saying so. Skipped rows are not failures: exit 0.
+  ScratchDir dir;
+  const std::string json = (dir / "bench.json").string();
+  auto r = run_cli("bench --strands 4,8 --vertices 6,7 --steps 1 --row-budget 0.000001 --json '" +
+                       json + "'",
+                   dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto bytes = test::read_bytes(dir / "bench.json");
+  auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
+  ASSERT_EQ(rows.size(), 4u);  // strands outer, vertices inner: (4,6) (4,7) (8,6) (8,7)
+  for (int k = 0; k < 4; ++k) {
+    const bool first_of_series = rows[k]["strands"] == 4;
+    EXPECT_EQ(rows[k]["ran"].get<bool>(), first_of_series) << k;
+    EXPECT_GT(rows[k]["seconds"].get<double>(), first_of_series ? 0.0 : -1.0) << k;
+    if (!first_of_series)
+      EXPECT_NE(rows[k]["note"].get<std::string>().find("> row budget"), std::string::npos)
+          << rows[k]["note"];
+  }
+  r = run_cli("bench --strands 4,8 --vertices 6 --steps 1 --time-limit 0.000001 --json '" + json +
+                  "'",
+              dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  bytes = test::read_bytes(dir / "bench.json");
+  rows = nlohmann::json::parse(bytes.begin(), bytes.end());
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_FALSE(row["ran"].get<bool>());
+    EXPECT_EQ(row["note"], "time limit of 1e-06 s spent");
+  }
+}
+
+TEST(Cli, DevicesDescribesTheCpuAndCuda) {
+  // hairsim devices: the CPU with its OpenMP threads and, without a device, why there is none.
+  ScratchDir dir;
+  const auto r = run_cli("devices", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["cpu"]["threads"].get<int>(), 1);
+  EXPECT_GT(j["cpu"]["available_memory_bytes"].get<double>(), 0.0);
+  ASSERT_TRUE(j["cuda"]["devices"].is_array());
+  if (j["cuda"]["devices"].empty()) {
+    EXPECT_FALSE(j["cuda"]["note"].get<std::string>().empty());
+  } else {
+    for (const auto& d : j["cuda"]["devices"]) {
+      EXPECT_GT(d["multiprocessors"].get<int>(), 0);
+      EXPECT_GT(d["global_bytes"].get<double>(), 0.0);
+    }
+  }
+}
+
 TEST(Cli, BenchRejectsUnknownBackendAndModel) {
   ScratchDir dir;
   for (const auto& [args, message] :
@@ -167,7 +221,9 @@ TEST(Cli, BenchRejectsUnknownBackendAndModel) {
         std::pair{"bench --precision half", "--precision: must be float or double"},
         std::pair{"bench --integrator rk4", "--integrator: must be symplectic or implicit"},
         std::pair{"bench --collisions maybe", "--collisions: must be on or off"},
-        std::pair{"bench --json out.txt", "--json: expected a .json file name"}}) {
+        std::pair{"bench --json out.txt", "--json: expected a .json file name"},
+        std::pair{"bench --row-budget -1", "--row-budget: must be >= 0 seconds"},
+        std::pair{"bench --time-limit -5", "--time-limit: must be >= 0 seconds"}}) {
     const auto r = run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
