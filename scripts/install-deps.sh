@@ -10,7 +10,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpng-dev
-  jq
+  jq python3
 )
 
 missing=()
