@@ -91,7 +91,7 @@ HS_HD void bending_hessian(const Strand<T>& st, Add&& add) {
 // Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then constrain_positions as
 // p.implicit_lengths says (hair: a strain limit), then finish_step.
 template <class T>
-HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
   const int nv = a.vertices, pairs = a.vertex_pairs();
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
