@@ -107,13 +107,17 @@ HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T>& st, const DerSte
   for (int k = 0; k < 36 * pairs; ++k) system.diag[k] = system.upper[k] = 0.0;
   for (int k = 0; k < 6 * pairs; ++k) system.rhs[k] = 0.0;
   // Rows: identity for the root vertices (velocity known) and the padding vertex of an odd
-  // count; M (1 + h c) + h D for the others.
+  // count; M (1 + h c) + h D for the others. The roots' loop has constant bounds, so its index
+  // into a.root_rest is a compile-time one (a runtime one put the whole tile view on the stack).
   Vector3<T> root_velocity[2];
-  for (int i = 0; i < 2 * pairs; ++i) {
-    if (i < 2 || i >= nv) {
+  for (int i = 0; i < 2; ++i) {
+    system.add(i, i, identity3<T>());
+    root_velocity[i] = (root_target(st, p.head, i) - x.get(i)) / p.dt;
+    system.add_rhs(i, root_velocity[i]);
+  }
+  for (int i = 2; i < 2 * pairs; ++i) {
+    if (i >= nv) {
       system.add(i, i, identity3<T>());
-      if (i < 2) root_velocity[i] = (root_target(st, p.head, i) - x.get(i)) / p.dt;
-      if (i < 2) system.add_rhs(i, root_velocity[i]);
       continue;
     }
     Matrix3<T> lhs = (mass[i] * (T(1) + p.dt * p.damping)) * identity3<T>();
@@ -131,8 +135,8 @@ HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T>& st, const DerSte
   const T h2 = p.dt * p.dt;
   auto add_hessian = [&](int r, int c, const Matrix3<T>& block) {
     if (r < 2) return;
-    if (c < 2)
-      system.add_rhs(r, -h2 * (block * root_velocity[c]));
+    if (c < 2)  // a select, not a runtime index: root_velocity stays in registers
+      system.add_rhs(r, -h2 * (block * (c == 0 ? root_velocity[0] : root_velocity[1])));
     else
       system.add(r, c, h2 * block);
   };
@@ -142,11 +146,16 @@ HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T>& st, const DerSte
   const bool solved = block_thomas_solve<double, 6>(pairs, lower, system.diag, system.upper,
                                                     system.rhs, system.rhs, system.diag);
   const StridedVector3<T> old = st.vectors(a.previous_position);
-  for (int i = 0; i < nv; ++i) {
-    const Vector3<T> vi = i < 2 ? root_velocity[i] : solved ? system.solution(i) : v.get(i);
+  for (int i = 0; i < 2; ++i) {  // the roots apart, as above: constant indices
+    v.set(i, root_velocity[i]);
+    old.set(i, x.get(i));
+    x.set(i, root_target(st, p.head, i));
+  }
+  for (int i = 2; i < nv; ++i) {
+    const Vector3<T> vi = solved ? system.solution(i) : v.get(i);
     v.set(i, vi);
     old.set(i, x.get(i));
-    x.set(i, i < 2 ? root_target(st, p.head, i) : x.get(i) + p.dt * vi);
+    x.set(i, x.get(i) + p.dt * vi);
   }
   StepCounts counts;
   counts.solver_failures = solved ? 0 : 1;
