@@ -171,8 +171,8 @@ HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
 // One implicit Euler step over `sub` (Alg. 1 without obstacles): the root moves to the head's
 // pose at its end, then inexact Newton with PCG and the line search, as the reference's `step`.
 template <class T>
-HS_HD StepCounts newton_step(const Strand<T>& st, const Substep<T>& sub, const Loads<T>& loads,
-                             const StepSettings& settings) {
+HS_HD HS_FORCE_INLINE StepCounts newton_step(const Strand<T>& st, const Substep<T>& sub,
+                                             const Loads<T>& loads, const StepSettings& settings) {
   const auto& a = st.a;
   const T dt = sub.dt;
   StepCounts counts;
@@ -279,20 +279,26 @@ HS_HD void keep_step_start(const Strand<T>& st, bool restore) {
 }
 
 template <class T>
-HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
-                      const StepSettings& settings) {
+HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
+                                      const StepSettings& settings) {
   if (settings.max_halvings > 0) keep_step_start(st, false);
-  StepCounts total =
-      newton_step(st, Substep<T>{dt, loads.time, loads.head_start, loads.head}, loads, settings);
-  for (int level = 1; level <= settings.max_halvings && total.failures > 0; ++level) {
-    keep_step_start(st, true);
+  StepCounts total;
+  // Level 0 is the whole step, level l > 0 its retry in 2^l substeps: newton_step is called at
+  // one place only, so that it is inlined (a call puts the strand view on the device's stack).
+  for (int level = 0; level <= settings.max_halvings; ++level) {
+    if (level > 0) {
+      keep_step_start(st, true);
+      total.retried = 1, total.failures = 0;
+    }
     const int parts = 1 << level;
-    const T sub_dt = dt / T(parts);
-    total.retried = 1, total.failures = 0;
     for (int part = 0; part < parts; ++part) {
-      const Substep<T> sub{sub_dt, loads.time + T(part) * sub_dt,
-                           interpolated_pose(loads.head_start, loads.head, T(part) / T(parts)),
-                           interpolated_pose(loads.head_start, loads.head, T(part + 1) / T(parts))};
+      Substep<T> sub{dt, loads.time, loads.head_start, loads.head};
+      if (level > 0) {
+        sub.dt = dt / T(parts);
+        sub.time = loads.time + T(part) * sub.dt;
+        sub.head_start = interpolated_pose(loads.head_start, loads.head, T(part) / T(parts));
+        sub.head = interpolated_pose(loads.head_start, loads.head, T(part + 1) / T(parts));
+      }
       const StepCounts c = newton_step(st, sub, loads, settings);
       total.newton += c.newton;
       total.pcg_iterations += c.pcg_iterations;
@@ -300,6 +306,7 @@ HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
       total.failures += c.failures;
       total.contacts = c.contacts;
     }
+    if (total.failures == 0) break;
   }
   return total;
 }
