@@ -32,8 +32,8 @@ struct CosseratBatch {
     cosserat::for_each_array(a, f);
   }
   HS_HD static Arrays tile(const Arrays& a, int t) { return tile_view(a, t); }
-  HS_HD static void step(const Arrays& tile, int lane, const Parameters& p,
-                         long (&counts)[kCounters]) {
+  HS_HD HS_FORCE_INLINE static void step(const Arrays& tile, int lane, const Parameters& p,
+                                         long (&counts)[kCounters]) {
     const StepCounts c = cosserat::step(Strand<T>{tile, lane}, p.dt, p.loads, p.settings);
     counts[0] += c.newton;
     counts[1] += c.pcg_iterations;

@@ -11,9 +11,9 @@ struct Energy {
   T total = 0;
   T scale = 0;  // Σ |terms|: the round-off yardstick of the line search
 };
-// E of eq. (8a) at the current kinematics.
+// E of eq. (8a) at the current kinematics, the colliders carried by the head at `head`.
 template <class T>
-HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
+HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads, const RigidPose<T>& head) {
   const V3<T>& gravity = loads.gravity;
   const auto& a = st.a;
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0), j = st.template get<3, 1>(a.inertia, 0);
@@ -36,7 +36,7 @@ HS_HD Energy<T> energy(const Strand<T>& st, T dt, const Loads<T>& loads) {
     grav -= m * dot(gravity, x);
   }
   for (int v = 2; v < st.vertices() && loads.collider_count > 0; ++v) {
-    const Gap<T> g = contact_gap(loads, st.template get<3, 1>(a.x, v));
+    const Gap<T> g = contact_gap(loads, st.template get<3, 1>(a.x, v), head);
     if (g.value < T(0)) resist += T(0.5) * contact_stiffness(st, loads, dt, v) * g.value * g.value;
   }
   if (loads.frictional())
@@ -86,9 +86,10 @@ HS_HD void apply_j(const Strand<T>& st, T* v) {
     st.set(a.xq, i, st.template get<4, 3>(a.dq, i) * st.template get<3, 1>(v, 1 + i));
 }
 
-// b = Jᵀ ∂E/∂x into `gradient`, the fixed root blocks zeroed.
+// b = Jᵀ ∂E/∂x into `gradient`, the fixed root blocks zeroed; the colliders at `head`.
 template <class T>
-HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T* out) {
+HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads,
+                            const RigidPose<T>& head, T* out) {
   const auto& a = st.a;
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0), j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
@@ -104,7 +105,7 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
       for (int c = 0; c < 3; ++c) g[c] += cd[c] / dt - f[c];
     }
     if (v >= 2 && loads.collider_count > 0) {  // the penalty's k c n
-      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
+      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v), head);
       if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.normal;
       if (loads.frictional()) g += friction_term(st, v).gradient();
     }
@@ -128,9 +129,11 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads, T*
   st.set(out, 1, V3<T>::zero());
 }
 
-// H's quaternion blocks at the current kinematics: M_q / Δt² and the Darboux Jacobians.
+// H's quaternion blocks at the current kinematics: M_q / Δt² and the Darboux Jacobians; the
+// contacts' blocks with the colliders at `head`.
 template <class T>
-HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
+HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads,
+                           const RigidPose<T>& head) {
   const auto& a = st.a;
   const V3<T> j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
@@ -139,7 +142,7 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads) {
   for (int v = 0; v < st.vertices(); ++v) {
     M3<T> c = M3<T>::zero();
     if (v >= 2 && loads.collider_count > 0) {
-      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v));
+      const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v), head);
       if (gap.value < T(0)) {
         const T k = contact_stiffness(st, loads, dt, v);
         for (int r = 0; r < 3; ++r)

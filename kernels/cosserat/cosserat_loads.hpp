@@ -43,6 +43,18 @@ struct Loads {
   }
 };
 
+// A step, or one of the substeps a failed step is retried in (step()): its length, its start
+// (the wind's clock) and the head's poses at its ends. Loads holds the whole step's; the step
+// reads the rest of Loads (colliders, wind) in place, not from a copy per substep (2.2 kB of a
+// device thread's stack in double).
+template <class T>
+struct Substep {
+  T dt;                     // s
+  T time;                   // s, at the start
+  RigidPose<T> head_start;  // the head at the start
+  RigidPose<T> head;        // ... and at the end
+};
+
 // The smallest gap φ - δ of point x over the colliders with the head at `pose` (head frame:
 // x_head = Rᵀ (x - t)), that collider's outward normal in the world and its μ; 1 m and no normal
 // without colliders. By default the head at the step's end.
@@ -74,22 +86,22 @@ HS_HD T contact_stiffness(const Strand<T>& st, const Loads<T>& loads, T dt, int 
   return loads.contact_ratio * st.rows(st.a.mass)[j] / (dt * dt);
 }
 
-// Friction's lagged contacts of a step: a free vertex inside a collider with μ > 0 at the step's
+// Friction's lagged contacts of a (sub)step: a free vertex inside a collider with μ > 0 at its
 // start (the head then) keeps the normal n there, the touched surface point carried by the head
-// to the step's end (its anchor a), μ λ, λ = k_j |c| the penalty's force then, and the stick
+// to its end (its anchor a), μ λ, λ = k_j |c| the penalty's force then, and the stick
 // length (kernels::stick_length); μ λ = 0 at the other vertices. The reference takes its own last
 // multipliers as λ (cosserat::CosseratRod).
 template <class T>
-HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, T dt) {
+HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, const Substep<T>& sub) {
   for (int v = 0; v < st.vertices(); ++v) {
     Vec<T, 8> f = Vec<T, 8>::zero();
     const V3<T> x = st.template get<3, 1>(st.a.start_x, v);
-    const Gap<T> gap = v >= 2 ? contact_gap(loads, x, loads.head_start) : Gap<T>{T(1), {}, T(0)};
+    const Gap<T> gap = v >= 2 ? contact_gap(loads, x, sub.head_start) : Gap<T>{T(1), {}, T(0)};
     if (gap.value < T(0) && gap.friction > T(0)) {
-      const V3<T> anchor = loads.head.apply(loads.head_start.apply_inverse(x));
+      const V3<T> anchor = sub.head.apply(sub.head_start.apply_inverse(x));
       for (int k = 0; k < 3; ++k) f[k] = gap.normal[k], f[3 + k] = anchor[k];
-      f[6] = gap.friction * contact_stiffness(st, loads, dt, v) * -gap.value;
-      f[7] = stick_length(loads.stick_speed, dt, f[6], T(st.rows(st.a.mass)[v]));
+      f[6] = gap.friction * contact_stiffness(st, loads, sub.dt, v) * -gap.value;
+      f[7] = stick_length(loads.stick_speed, sub.dt, f[6], T(st.rows(st.a.mass)[v]));
     }
     st.set(st.a.friction, v, f);
   }

@@ -105,11 +105,11 @@ HS_HD void set_trial(const Strand<T>& st, T alpha) {
 
 // Backtracking from α = 1 as the reference's line_search: Armijo on E while the decrease it
 // predicts is above 1e-12 of the energy terms (1e-4 in float), else the slope test. `b` holds
-// the gradient at s. Returns α, 0 when none qualifies (s restored).
+// the gradient at s. Returns α, 0 when none qualifies (s restored). The colliders at `head`.
 template <class T>
-HS_HD T line_search(const Strand<T>& st, T dt, const Loads<T>& loads) {
+HS_HD T line_search(const Strand<T>& st, T dt, const Loads<T>& loads, const RigidPose<T>& head) {
   const auto& a = st.a;
-  const Energy<T> e0 = energy(st, dt, loads);
+  const Energy<T> e0 = energy(st, dt, loads, head);
   const T slope = s_dot(st, a.gradient, a.step);
   const T resolution = sizeof(T) == sizeof(double) ? T(1e-12) : T(1e-4);
   const bool energy_resolves = -slope > resolution * e0.scale;
@@ -118,9 +118,9 @@ HS_HD T line_search(const Strand<T>& st, T dt, const Loads<T>& loads) {
     set_trial(st, alpha);
     bool accepted;
     if (energy_resolves) {
-      accepted = energy(st, dt, loads).total <= e0.total + T(1e-4) * alpha * slope;
+      accepted = energy(st, dt, loads, head).total <= e0.total + T(1e-4) * alpha * slope;
     } else {
-      compute_gradient(st, dt, loads, a.precond);
+      compute_gradient(st, dt, loads, head, a.precond);
       accepted = s_dot(st, a.precond, a.step) <= T(-0.9) * slope;
     }
     if (accepted) return alpha;
@@ -129,10 +129,10 @@ HS_HD T line_search(const Strand<T>& st, T dt, const Loads<T>& loads) {
   return T(0);
 }
 
-// C_j = D_j + d m_j I and D_j w_j at the step's start (the reference's step_start): D_j the
-// drag ℓ_j [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ], t the normalised mean of the adjacent segments' directions.
+// C_j = D_j + d m_j I and D_j w_j at the step's start, `time` (the reference's step_start): D_j
+// the drag ℓ_j [ζ⊥ (I - ttᵀ) + ζ∥ ttᵀ], t the normalised mean of the adjacent segments' directions.
 template <class T>
-HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
+HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads, T time) {
   const auto& a = st.a;
   const int n = st.vertices();
   const Strided<T> l = st.rows(a.length);
@@ -143,7 +143,7 @@ HS_HD void set_resistance(const Strand<T>& st, const Loads<T>& loads) {
         j + 1 < n ? normalized(st.template get<3, 1>(a.x, j + 1) - x) : Vector3<T>{},
         j > 0 ? l[j - 1] : T(0), j + 1 < n ? l[j] : T(0), loads.drag_normal, loads.drag_tangent);
     const M3<T>& d = drag;
-    const Vector3<T> w = loads.wind.at(x, loads.time);
+    const Vector3<T> w = loads.wind.at(x, time);
     const V3<T> wv = w;
     st.set(a.resistance, j, d + (loads.damping * st.rows(a.mass)[j]) * M3<T>::identity());
     st.set(a.air_force, j, d * wv);
@@ -168,12 +168,13 @@ HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
   return (alpha < T(0) ? -alpha : alpha) * bound < T(16) * epsilon * coordinate_scale;
 }
 
-// One implicit Euler step of `dt` (Alg. 1 without obstacles): the root moves to `pose`, then
-// inexact Newton with PCG and the line search, as the reference's `step`.
+// One implicit Euler step over `sub` (Alg. 1 without obstacles): the root moves to the head's
+// pose at its end, then inexact Newton with PCG and the line search, as the reference's `step`.
 template <class T>
-HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
-                             const StepSettings& settings) {
+HS_HD HS_FORCE_INLINE StepCounts newton_step(const Strand<T>& st, const Substep<T>& sub,
+                                             const Loads<T>& loads, const StepSettings& settings) {
   const auto& a = st.a;
+  const T dt = sub.dt;
   StepCounts counts;
   wrap_rotations(st);
   compute_kinematics(st);
@@ -186,9 +187,9 @@ HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
     st.set(a.start_q, i, st.template get<4, 1>(a.q, i));
     st.set(a.rotation_dt, i, dt * st.template get<3, 1>(a.spin, i));
   }
-  if (loads.resistive()) set_resistance(st, loads);
-  if (loads.frictional()) set_friction(st, loads, dt);
-  place_root(st, loads.head);
+  if (loads.resistive()) set_resistance(st, loads, sub.time);
+  if (loads.frictional()) set_friction(st, loads, sub);
+  place_root(st, sub.head);
   const int size = 3 * st.vertices();
   T coordinate_scale = 0;  // max |x_j| at the step's start
   for (int v = 0; v < st.vertices(); ++v) {
@@ -198,10 +199,10 @@ HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
   for (int it = 0;; ++it) {
     wrap_rotations(st);
     compute_kinematics(st);
-    compute_gradient(st, dt, loads, a.gradient);
+    compute_gradient(st, dt, loads, sub.head, a.gradient);
     if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;
     if (it == settings.newton_max_iterations) break;
-    compute_hessian(st, dt, loads);
+    compute_hessian(st, dt, loads, sub.head);
     build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
     const Strided<T> b = st.rows(a.gradient), saved = st.rows(a.saved), s = st.rows(a.config);
     for (int k = 0; k < size; ++k) b[k] = -b[k];
@@ -213,7 +214,7 @@ HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
       break;
     }
     counts.pcg_iterations += iterations;
-    const T alpha = line_search(st, dt, loads);
+    const T alpha = line_search(st, dt, loads, sub.head);
     if (alpha == T(0)) break;
     ++counts.newton;
     if (below_resolution(st, alpha, coordinate_scale)) break;
@@ -227,7 +228,8 @@ HS_HD StepCounts newton_step(const Strand<T>& st, T dt, const Loads<T>& loads,
            (T(1) / dt) * relative_rotation(st.template get<4, 1>(a.start_q, i),
                                            st.template get<4, 1>(a.q, i)));
   for (int v = 2; v < st.vertices() && loads.collider_count > 0; ++v)
-    counts.contacts += contact_gap(loads, st.template get<3, 1>(a.x, v)).value < T(0) ? 1 : 0;
+    counts.contacts +=
+        contact_gap(loads, st.template get<3, 1>(a.x, v), sub.head).value < T(0) ? 1 : 0;
   return counts;
 }
 
@@ -277,27 +279,34 @@ HS_HD void keep_step_start(const Strand<T>& st, bool restore) {
 }
 
 template <class T>
-HS_HD StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
-                      const StepSettings& settings) {
+HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T>& st, T dt, const Loads<T>& loads,
+                                      const StepSettings& settings) {
   if (settings.max_halvings > 0) keep_step_start(st, false);
-  StepCounts total = newton_step(st, dt, loads, settings);
-  for (int level = 1; level <= settings.max_halvings && total.failures > 0; ++level) {
-    keep_step_start(st, true);
+  StepCounts total;
+  // Level 0 is the whole step, level l > 0 its retry in 2^l substeps: newton_step is called at
+  // one place only, so that it is inlined (a call puts the strand view on the device's stack).
+  for (int level = 0; level <= settings.max_halvings; ++level) {
+    if (level > 0) {
+      keep_step_start(st, true);
+      total.retried = 1, total.failures = 0;
+    }
     const int parts = 1 << level;
-    const T sub_dt = dt / T(parts);
-    total.retried = 1, total.failures = 0;
     for (int part = 0; part < parts; ++part) {
-      Loads<T> sub = loads;
-      sub.head_start = interpolated_pose(loads.head_start, loads.head, T(part) / T(parts));
-      sub.head = interpolated_pose(loads.head_start, loads.head, T(part + 1) / T(parts));
-      sub.time = loads.time + T(part) * sub_dt;
-      const StepCounts c = newton_step(st, sub_dt, sub, settings);
+      Substep<T> sub{dt, loads.time, loads.head_start, loads.head};
+      if (level > 0) {
+        sub.dt = dt / T(parts);
+        sub.time = loads.time + T(part) * sub.dt;
+        sub.head_start = interpolated_pose(loads.head_start, loads.head, T(part) / T(parts));
+        sub.head = interpolated_pose(loads.head_start, loads.head, T(part + 1) / T(parts));
+      }
+      const StepCounts c = newton_step(st, sub, loads, settings);
       total.newton += c.newton;
       total.pcg_iterations += c.pcg_iterations;
       total.pcg_solves += c.pcg_solves;
       total.failures += c.failures;
       total.contacts = c.contacts;
     }
+    if (total.failures == 0) break;
   }
   return total;
 }

@@ -23,8 +23,8 @@ struct DerBatch {
     der::for_each_array(a, f);
   }
   HS_HD static Arrays tile(const Arrays& a, int t) { return tile_view(a, t); }
-  HS_HD static void step(const Arrays& tile, int lane, const Parameters& p,
-                         long (&counts)[kCounters]) {
+  HS_HD HS_FORCE_INLINE static void step(const Arrays& tile, int lane, const Parameters& p,
+                                         long (&counts)[kCounters]) {
     const StepCounts c = der::step(Strand<T>{tile, lane}, p);
     counts[0] += c.projection_iterations;
     counts[1] += c.twist_iterations;

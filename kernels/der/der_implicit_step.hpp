@@ -91,7 +91,7 @@ HS_HD void bending_hessian(const Strand<T>& st, Add&& add) {
 // Solved by block Thomas on the 6 x 6 vertex-pair blocks. Then constrain_positions as
 // p.implicit_lengths says (hair: a strain limit), then finish_step.
 template <class T>
-HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
   const int nv = a.vertices, pairs = a.vertex_pairs();
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
@@ -107,13 +107,17 @@ HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& 
   for (int k = 0; k < 36 * pairs; ++k) system.diag[k] = system.upper[k] = 0.0;
   for (int k = 0; k < 6 * pairs; ++k) system.rhs[k] = 0.0;
   // Rows: identity for the root vertices (velocity known) and the padding vertex of an odd
-  // count; M (1 + h c) + h D for the others.
+  // count; M (1 + h c) + h D for the others. The roots' loop has constant bounds, so its index
+  // into a.root_rest is a compile-time one (a runtime one put the whole tile view on the stack).
   Vector3<T> root_velocity[2];
-  for (int i = 0; i < 2 * pairs; ++i) {
-    if (i < 2 || i >= nv) {
+  for (int i = 0; i < 2; ++i) {
+    system.add(i, i, identity3<T>());
+    root_velocity[i] = (root_target(st, p.head, i) - x.get(i)) / p.dt;
+    system.add_rhs(i, root_velocity[i]);
+  }
+  for (int i = 2; i < 2 * pairs; ++i) {
+    if (i >= nv) {
       system.add(i, i, identity3<T>());
-      if (i < 2) root_velocity[i] = (root_target(st, p.head, i) - x.get(i)) / p.dt;
-      if (i < 2) system.add_rhs(i, root_velocity[i]);
       continue;
     }
     Matrix3<T> lhs = (mass[i] * (T(1) + p.dt * p.damping)) * identity3<T>();
@@ -131,8 +135,8 @@ HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& 
   const T h2 = p.dt * p.dt;
   auto add_hessian = [&](int r, int c, const Matrix3<T>& block) {
     if (r < 2) return;
-    if (c < 2)
-      system.add_rhs(r, -h2 * (block * root_velocity[c]));
+    if (c < 2)  // a select, not a runtime index: root_velocity stays in registers
+      system.add_rhs(r, -h2 * (block * (c == 0 ? root_velocity[0] : root_velocity[1])));
     else
       system.add(r, c, h2 * block);
   };
@@ -142,11 +146,16 @@ HS_HD StepCounts implicit_step(const Strand<T>& st, const DerStepParameters<T>& 
   const bool solved = block_thomas_solve<double, 6>(pairs, lower, system.diag, system.upper,
                                                     system.rhs, system.rhs, system.diag);
   const StridedVector3<T> old = st.vectors(a.previous_position);
-  for (int i = 0; i < nv; ++i) {
-    const Vector3<T> vi = i < 2 ? root_velocity[i] : solved ? system.solution(i) : v.get(i);
+  for (int i = 0; i < 2; ++i) {  // the roots apart, as above: constant indices
+    v.set(i, root_velocity[i]);
+    old.set(i, x.get(i));
+    x.set(i, root_target(st, p.head, i));
+  }
+  for (int i = 2; i < nv; ++i) {
+    const Vector3<T> vi = solved ? system.solution(i) : v.get(i);
     v.set(i, vi);
     old.set(i, x.get(i));
-    x.set(i, i < 2 ? root_target(st, p.head, i) : x.get(i) + p.dt * vi);
+    x.set(i, x.get(i) + p.dt * vi);
   }
   StepCounts counts;
   counts.solver_failures = solved ? 0 : 1;

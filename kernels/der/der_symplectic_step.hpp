@@ -107,7 +107,8 @@ HS_HD void constrain_positions(const Strand<T>& st, const DerStepParameters<T>& 
 // root vertices placed by the head pose, fast projection with the velocity update
 // v = (x_projected - x_old)/h (§8.1), contacts, then finish_step.
 template <class T>
-HS_HD StepCounts symplectic_step(const Strand<T>& st, const DerStepParameters<T>& p) {
+HS_HD HS_FORCE_INLINE StepCounts symplectic_step(const Strand<T>& st,
+                                                 const DerStepParameters<T>& p) {
   const DerBatchArrays<T>& a = st.a;
   const int nv = a.vertices;
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity),
