@@ -41,10 +41,10 @@ def occupancy(registers, block, shared=0, limits=H100):
 
 
 def launch_block(kernel, source_root):
-    """The block size a kernel is launched with: a batched step kernel uses its model's
-    kCudaBlock (kernels/<model>/<model>_batch.hpp); other kernels are read off their .cu file's
-    `block = N` (128 when none is found, and the table says so)."""
-    m = re.search(r"kernels::(\w+)::\w+Batch<", kernel)
+    """The block size a kernel is launched with: every kernel over a model's batch (its traits
+    or its arrays in the signature) uses the model's kCudaBlock (kernels/<model>/<model>_batch.hpp);
+    another kernel is shown at 128, marked assumed."""
+    m = re.search(r"kernels::(\w+)::\w+Batch(?:Arrays)?<", kernel)
     if m:
         model = m.group(1)
         path = os.path.join(source_root, "kernels", model, f"{model}_batch.hpp")
@@ -64,7 +64,7 @@ def demangle(names):
 
 def short_name(kernel):
     """`batched_step_kernel<der, float>` from the demangled signature."""
-    name = kernel.split("(")[0]
+    name = kernel.replace("(anonymous namespace)::", "").split("(")[0]
     model = re.search(r"kernels::(\w+)::\w+<(float|double)>", name)
     base = re.sub(r"^.*::", "", re.sub(r"<.*", "", name.replace("(anonymous namespace)::", "")))
     if model:

@@ -243,17 +243,23 @@ stage_bench() {
       --time-limit $((seconds / 3 / ${#models[@]})) \
       --json "$WORK/bench-core-$model.json" >>"$WORK/bench.log" 2>&1 || failed=1
   done
-  # The sweep, the rest of the stage's time shared by model and backend.
-  local calls=$((${#models[@]} * ${#backends[@]}))
+  # The sweep: the rest of the stage's time shared evenly by model, backend, precision and
+  # collisions (a share a call leaves unspent goes to the calls after it).
+  local calls=$((${#models[@]} * ${#backends[@]} * 4))
   for model in "${models[@]}"; do
     for backend in "${backends[@]}"; do
-      local left=$((seconds - (SECONDS - start)))
-      local share=$((left > 0 ? left / (calls - k) : 0))
-      k=$((k + 1))
-      "$bin" bench --model "$model" --backend "$backend" --precision float,double \
-        --collisions off,on --strands "$strands" --vertices "$vertices" --steps "$steps" \
-        --row-budget "$row_budget" --time-limit "$((share > 1 ? share : 1))" \
-        --json "$WORK/bench-sweep-$model-$backend.json" >>"$WORK/bench.log" 2>&1 || failed=1
+      for precision in float double; do
+        for collisions in on off; do
+          local left=$((seconds - (SECONDS - start)))
+          local share=$((left > 0 ? left / (calls - k) : 0))
+          k=$((k + 1))
+          "$bin" bench --model "$model" --backend "$backend" --precision "$precision" \
+            --collisions "$collisions" --strands "$strands" --vertices "$vertices" \
+            --steps "$steps" --row-budget "$row_budget" --time-limit "$((share > 1 ? share : 1))" \
+            --json "$WORK/bench-sweep-$model-$backend-$precision-$collisions.json" \
+            >>"$WORK/bench.log" 2>&1 || failed=1
+        done
+      done
     done
   done
   local note="${#models[@]} models; core $core_strands x 32, sweep $strands x $vertices; row budget ${row_budget} s, stage ${seconds} s"

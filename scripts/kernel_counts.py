@@ -156,6 +156,10 @@ def main():
     p.add_argument("--vertices", type=int, default=32)
     p.add_argument("--steps", type=int, default=2, help="S: runs of S and S + 2 timed steps")
     p.add_argument("--json")
+    # H100 SXM datasheet rates: HBM3 bandwidth, FP32 and FP64 (non-tensor) arithmetic.
+    p.add_argument("--bandwidth", type=float, default=3.35e12, help="bytes/s")
+    p.add_argument("--fp32", type=float, default=67e12, help="FLOP/s")
+    p.add_argument("--fp64", type=float, default=34e12, help="FLOP/s")
     a = p.parse_args()
     binary = build(a.build)
     weights = flop_weights(binary)
@@ -181,11 +185,20 @@ def main():
                        "vertices", "steps", "dt", "ran", "failed", "note", "device",
                        "ms_per_step", "svu_per_second", "seconds", "load_bytes_per_svu",
                        "store_bytes_per_svu")}}
+            bytes_per_svu = row["load_bytes_per_svu"] + row["store_bytes_per_svu"]
+            bounds = {"memory": a.bandwidth / bytes_per_svu,
+                      "fp32": a.fp32 / max(row["single_flops_per_svu"], 1e-30),
+                      "fp64": a.fp64 / max(row["double_flops_per_svu"], 1e-30)}
+            row["roofline_svu_per_second"] = bounds
+            row["roofline_bound"] = min(bounds, key=bounds.get)
+            row["predicted_svu_per_second"] = min(bounds.values())
             rows.append(row)
             print(f"{name:9s} {integrator:10s} loads {row['load_bytes_per_svu']:8.1f} B  "
                   f"stores {row['store_bytes_per_svu']:8.1f} B  "
                   f"fp32 {row['single_flops_per_svu']:8.1f}  fp64 {row['double_flops_per_svu']:8.1f}"
-                  f"  libm {row['libm_calls_per_svu']}  {row['work_counters']}", flush=True)
+                  f"  libm {row['libm_calls_per_svu']}  {row['work_counters']}  roofline "
+                  f"{row['predicted_svu_per_second']:.3g} SVU/s ({row['roofline_bound']})",
+                  flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=2)

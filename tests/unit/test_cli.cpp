@@ -174,9 +174,10 @@ TEST(Cli, BenchSkipsCasesPastTheirBudget) {
     const bool first_of_series = rows[k]["strands"] == 4;
     EXPECT_EQ(rows[k]["ran"].get<bool>(), first_of_series) << k;
     EXPECT_GT(rows[k]["seconds"].get<double>(), first_of_series ? 0.0 : -1.0) << k;
-    if (!first_of_series)
+    if (!first_of_series) {
       EXPECT_NE(rows[k]["note"].get<std::string>().find("> row budget"), std::string::npos)
           << rows[k]["note"];
+    }
   }
   r = run_cli("bench --strands 4,8 --vertices 6 --steps 1 --time-limit 0.000001 --json '" + json +
                   "'",
