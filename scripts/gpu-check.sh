@@ -127,7 +127,7 @@ configure_and_build() {  # DIR TYPE EXTRA_CUDA_FLAGS TARGETS...
   local generator=()
   command -v ninja >/dev/null 2>&1 && [ ! -f "$dir/CMakeCache.txt" ] && generator=(-G Ninja)
   run "$WORK/build.log" cmake -S "$ROOT" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE="$type" \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DHAIRSIM_BUILD_BENCH=OFF ${cuda_flags:+"-DCMAKE_CUDA_FLAGS=$cuda_flags"} \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DHAIRSIM_BUILD_BENCH=OFF -DHAIRSIM_PYTHON=OFF ${cuda_flags:+"-DCMAKE_CUDA_FLAGS=$cuda_flags"} \
       "${PREFIX_ARGS[@]}" &&
     run "$WORK/build.log" cmake --build "$dir" -j "$JOBS" --target "$@"
 }

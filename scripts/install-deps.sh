@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libpng-dev
   jq python3
+  python3-dev pybind11-dev python3-numpy python3-pytest
 )
 
 missing=()

@@ -39,6 +39,7 @@ def build(build_dir):
     flags = "-DHAIRSIM_COUNT_ACCESSES -g -fno-pie"
     subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
                     "-DHAIRSIM_CUDA=OFF", "-DHAIRSIM_BUILD_TESTS=OFF", "-DHAIRSIM_BUILD_BENCH=OFF",
+                    "-DHAIRSIM_PYTHON=OFF",
                     f"-DCMAKE_CXX_FLAGS={flags}", "-DCMAKE_POSITION_INDEPENDENT_CODE=OFF",
                     "-DCMAKE_EXE_LINKER_FLAGS=-no-pie"], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count()), "--target",

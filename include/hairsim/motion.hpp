@@ -25,6 +25,11 @@ class KeyframePath {
   // Throws Error(where, ...) unless there is at least one key and times strictly increase.
   KeyframePath(std::vector<Keyframe> keys, const std::string& where);
 
+  // Adds a key after the last (a path driven step by step, e.g. from Python); throws
+  // Error(where, ...) unless its time is after the last key's and it is finite. Not while a
+  // simulator evaluates the path on another thread.
+  void append(const Keyframe& key, const std::string& where);
+
   Eigen::Vector3d translation(double t) const;
   Eigen::Vector3d rotation_vector(double t) const;
   Eigen::Matrix3d rotation(double t) const;

@@ -1,6 +1,7 @@
 #include "hairsim/motion.hpp"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -21,13 +22,25 @@ KeyframePath::KeyframePath(std::vector<Keyframe> keys, const std::string& where)
   }
 }
 
+void KeyframePath::append(const Keyframe& key, const std::string& where) {
+  if (!std::isfinite(key.time) || !key.translation.allFinite() || !key.rotation.allFinite())
+    throw Error(where, "must be finite");
+  if (!(key.time > keys_.back().time))
+    throw Error(where, "time " + std::to_string(key.time) + " s is not after the last key's (" +
+                           std::to_string(keys_.back().time) + " s)");
+  keys_.push_back(key);
+}
+
 template <class Get>
 Eigen::Vector3d KeyframePath::interpolate(double t, Get value) const {
   const std::size_t n = keys_.size();
   if (n == 1 || t <= keys_.front().time) return value(keys_.front());
   if (t >= keys_.back().time) return value(keys_.back());
-  std::size_t k = 0;
-  while (keys_[k + 1].time <= t) ++k;
+  // The key at or before t (binary search: a path driven step by step has a key per step).
+  const std::size_t k = std::size_t(
+      std::upper_bound(keys_.begin(), keys_.end(), t,
+                       [](double time, const Keyframe& key) { return time < key.time; }) -
+      keys_.begin() - 1);
   const double t0 = keys_[k].time, t1 = keys_[k + 1].time, h = t1 - t0;
   // Catmull-Rom tangents for uneven key times: (p_{k+1} - p_{k-1}) / (t_{k+1} - t_{k-1}); zero
   // at the first and last key (the motion starts from and ends at rest).

@@ -1,0 +1,227 @@
+"""hairsim from Python: strand files, generated styles, scenes, the simulator, runs and the bench.
+
+The same engine as the `hairsim` command: a scene given here as a dict or a JSON file is
+validated as `hairsim run` validates it, and bad input raises :class:`Error` (a ``ValueError``)
+whose message is the CLI's one-line error and whose ``field`` names the field or file.
+See docs/python.md for a worked example.
+
+    import hairsim
+    scene = hairsim.Scene({"hair": {"generate": {"style": "wavy", "strands": 50},
+                                    "vertices": 16},
+                           "time": {"fps": 30, "frames": 10}})
+    sim = hairsim.Simulator(scene, backend="cpu", precision="double")
+    sim.step(100)
+    x = sim.positions()          # (strands, vertices, 3), metres
+"""
+from __future__ import annotations
+
+import json as _json
+import os as _os
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as _np
+
+from . import _hairsim
+from ._hairsim import Error, RunFailure
+
+__all__ = [
+    "Error", "RunFailure", "read_strands", "write_strands", "generate", "models", "backends",
+    "devices", "Scene", "Simulator", "run", "bench",
+]
+
+PathLike = Union[str, "_os.PathLike[str]"]
+
+
+def read_strands(path: PathLike, units: str = "m") -> Tuple[_np.ndarray, _np.ndarray]:
+    """Read a strand file (.hair, .ply, .obj, .data, .bin by extension; docs/formats.md).
+
+    ``units`` is the length unit of the numbers in the file (m, cm or mm); the points come
+    back in metres. Returns ``(points, counts)``: points, float64 of shape (N, 3), every
+    strand's vertices after the previous strand's, root first; counts, int64 of shape (S,),
+    the vertices of each strand (``numpy.split(points, numpy.cumsum(counts)[:-1])`` gives one
+    array per strand).
+    """
+    return _hairsim.read_strands(_os.fspath(path), units)
+
+
+def write_strands(path: PathLike, points: Any, counts: Any, units: str = "m") -> None:
+    """Write strands (points in metres, as :func:`read_strands` returns them) to a strand file,
+    its format chosen by the extension, its numbers in ``units``. Raises :class:`Error` when
+    the counts do not add up to the points, a strand has fewer than 2 vertices or a coordinate
+    is not finite; nothing is written then."""
+    _hairsim.write_strands(_os.fspath(path), _np.asarray(points, dtype=float),
+                           _np.asarray(counts, dtype=_np.int64), units)
+
+
+def generate(style: str = "wavy", strands: int = 1000, vertices: int = 32, length: float = 0.25,
+             seed: int = 1) -> Tuple[_np.ndarray, _np.ndarray]:
+    """Generate a hairstyle on the default ellipsoid head (as `hairsim generate`): style
+    straight, wavy or curly; strand length in metres (+-10 % per strand). Returns
+    ``(points, counts)`` as :func:`read_strands`."""
+    return _hairsim.generate(style, strands, vertices, length, seed)
+
+
+def models() -> list:
+    """The registered rod models, from the model table: a list of dicts with ``name``,
+    ``description`` (the paper) and ``integrators`` (the first is the model's default)."""
+    return _hairsim.models()
+
+
+def devices() -> dict:
+    """The CPU and the CUDA devices this build can use (as `hairsim devices`)."""
+    return _json.loads(_hairsim.devices())
+
+
+def backends() -> list:
+    """The backends that run on this machine: reference and cpu always, cuda when hairsim was
+    built with CUDA and a device is present."""
+    names = ["reference", "cpu"]
+    if devices()["cuda"]["devices"]:
+        names.append("cuda")
+    return names
+
+
+class Scene:
+    """A hairstyle scene (docs/scenes.md), from a dict or a JSON file, validated as `hairsim run`
+    validates it. ``overrides`` are `--set` assignments (``"damping=0.7"``). Relative file names
+    in a dict are taken from ``directory`` (default: the current directory), in a file from the
+    file's folder. Raises :class:`Error` naming the field (and the file) on bad input."""
+
+    def __init__(self, source: Union[Mapping[str, Any], PathLike],
+                 overrides: Sequence[str] = (), directory: Optional[PathLike] = None):
+        if isinstance(source, Mapping):
+            text = _json.dumps(source)
+            name = ""
+            folder = _os.fspath(directory) if directory is not None else _os.getcwd()
+        else:
+            name = _os.fspath(source)
+            try:
+                with open(name, "rb") as f:
+                    text = f.read().decode("utf-8", errors="replace")
+            except OSError as e:
+                err = Error(f"{name}: cannot read ({e.strerror})")
+                err.field = name
+                raise err from None
+            folder = _os.fspath(directory) if directory is not None else (
+                _os.path.dirname(name) or ".")
+        self._scene = _hairsim._scene(text, name, folder, list(overrides))
+
+    @property
+    def document(self) -> dict:
+        """The scene as parsed, overrides applied."""
+        return _json.loads(self._scene.json)
+
+    @property
+    def strands(self) -> int:
+        return self._scene.strands
+
+    @property
+    def frames(self) -> int:
+        return self._scene.frames
+
+    @property
+    def dt(self) -> float:
+        return self._scene.dt
+
+    @property
+    def model(self) -> str:
+        return self._scene.model
+
+    @property
+    def backend(self) -> str:
+        return self._scene.backend
+
+    @property
+    def precision(self) -> str:
+        return self._scene.precision
+
+    def initial_strands(self) -> Tuple[_np.ndarray, _np.ndarray]:
+        """The groom the simulation starts from, resampled to the scene's vertex count."""
+        return self._scene.initial_strands
+
+
+class Simulator:
+    """Steps a scene's hairstyle with a rod model on a backend (defaults: the scene's).
+
+    ``precision`` is float or double (the reference backend runs double only; asking it of a
+    scene in float gives double). With ``drive_head=True`` the scene's head motion is replaced
+    by poses given from Python, one per step, with :meth:`set_head_pose`.
+
+    :meth:`positions` and :meth:`velocities` return new arrays of shape (strands, vertices, 3)
+    in the simulation's precision (float32 or float64): the batched backends keep the state in a
+    tiled layout (and on the GPU), so every call copies; writing to the arrays changes nothing.
+    :meth:`step` releases the GIL: other Python threads run while it steps.
+    """
+
+    def __init__(self, scene: Union[Scene, Mapping[str, Any], PathLike], model: str = "",
+                 backend: str = "", precision: str = "", drive_head: bool = False):
+        if not isinstance(scene, Scene):
+            scene = Scene(scene)
+        self.scene = scene
+        self._sim = _hairsim._Simulator(scene._scene, model, backend, precision, drive_head)
+
+    def step(self, n: int = 1) -> None:
+        """Advance n steps of dt (on cuda: launched, finished by the next read)."""
+        self._sim.step(n)
+
+    def positions(self) -> _np.ndarray:
+        """Every vertex's position (m), shape (strands, vertices, 3)."""
+        return self._sim.positions()
+
+    def velocities(self) -> _np.ndarray:
+        """Every vertex's velocity (m/s), shape (strands, vertices, 3)."""
+        return self._sim.velocities()
+
+    def counters(self) -> dict:
+        """The model's work counters summed over strands and steps (Newton and PCG iterations,
+        projection iterations, contacts, solver_failures, ...)."""
+        return self._sim.counters()
+
+    def summary(self) -> dict:
+        """Model, backend, precision, device, strands, vertices, dt, steps, time and counters."""
+        return self._sim.summary()
+
+    def set_head_pose(self, translation: Iterable[float],
+                      rotation: Iterable[float] = (0.0, 0.0, 0.0)) -> None:
+        """The head's pose at the end of the next step, from its pose at t = 0: a translation
+        (m) and a rotation vector (axis times angle, rad) about the head's centre. Between
+        poses the head moves smoothly (docs/python.md). Needs ``drive_head=True``."""
+        self._sim.set_head_pose(_np.asarray(translation, dtype=float),
+                                _np.asarray(rotation, dtype=float))
+
+    def save_state(self) -> bytes:
+        """The complete state (every model variable, steps, counters) as bytes."""
+        return self._sim.save_state()
+
+    def restore_state(self, state: bytes) -> None:
+        """Continue from a state saved by a simulator of the same scene and options."""
+        self._sim.restore_state(state)
+
+    strands = property(lambda self: self._sim.strands, doc="strand count")
+    vertices = property(lambda self: self._sim.vertices, doc="vertices per strand")
+    dt = property(lambda self: self._sim.dt, doc="time step (s)")
+    time = property(lambda self: self._sim.time, doc="simulated time (s)")
+    steps = property(lambda self: self._sim.steps, doc="steps taken")
+    device = property(lambda self: self._sim.device, doc="the CPU or GPU it runs on")
+
+
+def run(scene: Union[Scene, Mapping[str, Any], PathLike], out: PathLike,
+        resume: bool = False) -> dict:
+    """Run a hairstyle scene as `hairsim run` does, writing its outputs (frames, .usda, PNG,
+    MP4, summary.json) into ``out``; returns the summary. ``resume`` continues a stopped run
+    from its checkpoint. Raises :class:`RunFailure` when the run fails or diverges (the summary
+    in ``out`` says where)."""
+    if not isinstance(scene, Scene):
+        scene = Scene(scene)
+    return _json.loads(_hairsim._run(scene._scene, _os.fspath(out), resume))
+
+
+def bench(model: str = "der", backend: str = "cpu", precision: str = "float",
+          integrator: str = "", collisions: bool = False, strands: int = 1000,
+          vertices: int = 32, steps: int = 20) -> dict:
+    """Time steps of generated hair on a still head, as one row of `hairsim bench`: ms per
+    step, SVU/s and the model's work counters. A case that cannot run here (cuda without a
+    device) comes back with ``ran`` False and a ``note``."""
+    return _json.loads(_hairsim._bench(model, backend, precision, integrator, collisions,
+                                       strands, vertices, steps))
+

@@ -1,0 +1,56 @@
+# Type stubs of hairsim's native module (python/src/hairsim_module.cpp); the public API is the
+# `hairsim` package (__init__.py), which wraps these.
+from typing import Any, List, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+class Error(ValueError):
+    field: str
+
+class RunFailure(RuntimeError):
+    field: str
+
+def read_strands(path: str, units: str = ...) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
+def write_strands(path: str, points: npt.NDArray[np.float64], counts: npt.NDArray[np.int64],
+                  units: str = ...) -> None: ...
+def generate(style: str = ..., strands: int = ..., vertices: int = ..., length: float = ...,
+             seed: int = ...) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]: ...
+def models() -> List[dict]: ...
+def devices() -> str: ...
+
+class _Scene:
+    json: str
+    source: str
+    strands: int
+    frames: int
+    dt: float
+    model: str
+    backend: str
+    precision: str
+    initial_strands: Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]
+
+def _scene(text: str, source: str, directory: str, overrides: List[str]) -> _Scene: ...
+
+class _Simulator:
+    strands: int
+    vertices: int
+    dt: float
+    time: float
+    steps: int
+    device: str
+    def __init__(self, scene: _Scene, model: str, backend: str, precision: str,
+                 drive_head: bool) -> None: ...
+    def step(self, n: int = ...) -> None: ...
+    def positions(self) -> npt.NDArray[Any]: ...
+    def velocities(self) -> npt.NDArray[Any]: ...
+    def counters(self) -> dict: ...
+    def summary(self) -> dict: ...
+    def set_head_pose(self, translation: npt.NDArray[np.float64],
+                      rotation: npt.NDArray[np.float64]) -> None: ...
+    def save_state(self) -> bytes: ...
+    def restore_state(self, state: bytes) -> None: ...
+
+def _run(scene: _Scene, out: str, resume: bool = ...) -> str: ...
+def _bench(model: str, backend: str, precision: str, integrator: str, collisions: bool,
+           strands: int, vertices: int, steps: int) -> str: ...

@@ -1,0 +1,196 @@
+"""The Python API (issue 26), run by ctest (Python.Pytest) on the build tree's package.
+
+Expected values come from the CLI (the same scene's summary.json), the files themselves (a round
+trip), the parity bounds of tests/parity (reference vs cpu) and the GIL's contract.
+"""
+import json
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import hairsim
+
+SOURCE = os.environ.get("HAIRSIM_SOURCE_DIR",
+                        os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("HAIRSIM_CLI", "hairsim")
+DATA = os.path.join(SOURCE, "tests", "data")
+
+
+def small_scene(**changes):
+    """12 wavy strands of 10 vertices on a shaking head with the scalp ellipsoid, 6 frames."""
+    scene = {
+        "backend": "cpu", "precision": "double",
+        "hair": {"generate": {"style": "wavy", "strands": 12, "seed": 5}, "vertices": 10},
+        "damping": 0.5,
+        "head": {"motion": {"type": "shake", "amplitude": 0.5, "frequency": 1.5},
+                 "colliders": [{"shape": "ellipsoid", "radii": [0.075, 0.095, 0.095]}]},
+        "time": {"fps": 30, "frames": 6},
+        "output": {"frames": "none", "usd": False},
+    }
+    scene.update(changes)
+    return scene
+
+
+def test_strand_file_round_trip(tmp_path):
+    # The Bangs fixture (millimetres) read, written as PLY in metres and read back: the same
+    # strands; float32 PLY coordinates keep 7 digits (1e-7 relative of 0.3 m).
+    points, counts = hairsim.read_strands(os.path.join(DATA, "Bangs_100.hair"), units="mm")
+    assert points.dtype == np.float64 and points.shape[1] == 3
+    assert counts.sum() == len(points) and len(counts) == 100
+    assert 0.05 < np.abs(points).max() < 1.0  # metres, a head's size
+    out = tmp_path / "bangs.ply"
+    hairsim.write_strands(out, points, counts)
+    back, back_counts = hairsim.read_strands(out)
+    np.testing.assert_array_equal(back_counts, counts)
+    np.testing.assert_allclose(back, points, rtol=0, atol=1e-7)
+
+
+def test_generate_and_bad_strands():
+    points, counts = hairsim.generate("curly", strands=7, vertices=9, seed=3)
+    assert points.shape == (63, 3) and list(counts) == [9] * 7
+    with pytest.raises(hairsim.Error) as e:
+        hairsim.write_strands("never.ply", points, [9] * 6)
+    assert e.value.field == "counts" and "sum to 54 vertices, points has 63" in str(e.value)
+    assert not os.path.exists("never.ply")
+
+
+def test_models_and_backends():
+    names = [m["name"] for m in hairsim.models()]
+    assert names[:2] == ["der", "cosserat"]
+    assert hairsim.models()[1]["integrators"] == ["implicit"]
+    assert hairsim.backends()[:2] == ["reference", "cpu"]
+
+
+def test_scene_from_dict_matches_the_cli(tmp_path):
+    # The same scene run by hairsim.run and by `hairsim run`: the same summary (steps, frames,
+    # energies, contacts, counters), to the last digit (one engine, the same arithmetic).
+    scene = small_scene()
+    summary = hairsim.run(scene, tmp_path / "py")
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(scene))
+    subprocess.run([CLI, "run", str(path), "--out", str(tmp_path / "cli")], check=True,
+                   stdout=subprocess.DEVNULL)
+    cli = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert summary["status"] == cli["status"] == "complete"
+    for key in ("frames", "steps", "strands", "energy", "max_stretch", "contacts_per_step"):
+        assert summary[key] == cli[key], key
+    assert json.loads((tmp_path / "py" / "summary.json").read_text())["energy"] == cli["energy"]
+
+
+def test_reference_and_cpu_agree():
+    # DER's linearly implicit step, double, no collider: the batched cpu backend within 1e-9 L
+    # of the reference after 100 steps (the parity bound of tests/parity/test_every_model.cpp).
+    scene = hairsim.Scene(small_scene(head={"motion": {"type": "shake", "amplitude": 0.5,
+                                                       "frequency": 1.5}}))
+    ref = hairsim.Simulator(scene, backend="reference", precision="double")
+    cpu = hairsim.Simulator(scene, backend="cpu", precision="double")
+    ref.step(100)
+    cpu.step(100)
+    x_ref, x_cpu = ref.positions(), cpu.positions()
+    assert x_ref.shape == x_cpu.shape == (12, 10, 3) and x_cpu.dtype == np.float64
+    length = np.linalg.norm(np.diff(x_ref, axis=1), axis=2).sum(axis=1).max()
+    assert np.abs(x_ref - x_cpu).max() <= 1e-9 * length
+    assert ref.steps == cpu.steps == 100 and abs(cpu.time - 100 * cpu.dt) < 1e-15
+    moved = np.abs(x_cpu - scene.initial_strands()[0].reshape(12, 10, 3)).max()
+    assert moved > 1e-3  # the hair moved: the comparison is not of two resting grooms
+    assert set(cpu.counters()) >= {"contacts", "solver_failures"}
+
+
+def test_float_precision_gives_float32():
+    sim = hairsim.Simulator(small_scene(), precision="float")
+    sim.step(3)
+    assert sim.positions().dtype == np.float32 and sim.velocities().dtype == np.float32
+    assert sim.summary()["precision"] == "float"
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"damping": -1}, "damping"),
+    ({"time": {"fps": 0}}, "time.fps"),
+    ({"model": "superhelix"}, "model"),
+    ({"hair": {"generate": {"style": "afro"}}}, "hair.generate.style"),
+])
+def test_bad_input_names_the_field(change, field):
+    with pytest.raises(hairsim.Error) as e:
+        hairsim.Scene(small_scene(**change))
+    assert e.value.field == field, str(e.value)
+    assert str(e.value).startswith(field + ": ")
+
+
+def test_bad_file_names_file_and_field(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(small_scene(damping=-1)))
+    with pytest.raises(hairsim.Error) as e:
+        hairsim.Scene(path)
+    assert str(e.value).startswith(f"{path}: damping: ")
+    with pytest.raises(hairsim.Error):
+        hairsim.Scene(tmp_path / "missing.json")
+    with pytest.raises(ValueError):  # hairsim.Error is a ValueError
+        hairsim.Simulator(small_scene(), backend="gpu")
+
+
+def test_head_driven_from_python():
+    # A head translated 2 cm along x over 20 steps from Python: the roots follow it (the root
+    # is clamped to the head), to round-off.
+    scene = small_scene(head={"motion": {"type": "still"}})
+    sim = hairsim.Simulator(scene, drive_head=True)
+    roots0 = sim.positions()[:, 0, :].copy()
+    for k in range(1, 21):
+        sim.set_head_pose([0.001 * k, 0.0, 0.0])
+        sim.step()
+    roots = sim.positions()[:, 0, :]
+    np.testing.assert_allclose(roots - roots0, np.tile([0.02, 0, 0], (12, 1)), atol=1e-12)
+    with pytest.raises(hairsim.Error):
+        hairsim.Simulator(scene).set_head_pose([0, 0, 0])
+
+
+def test_state_save_and_restore():
+    sim = hairsim.Simulator(small_scene())
+    sim.step(5)
+    state = sim.save_state()
+    sim.step(5)
+    first = sim.positions()
+    sim.restore_state(state)
+    sim.step(5)
+    np.testing.assert_array_equal(sim.positions(), first)
+
+
+def test_step_releases_the_gil():
+    # A long step in a second thread, timed inside that thread; the main thread notes the time
+    # every 100 loop iterations meanwhile. With the GIL held through the step, the main thread
+    # could not run between the step's start and end: no note would fall inside it.
+    sim = hairsim.Simulator(small_scene(hair={"generate": {"style": "curly", "strands": 200},
+                                              "vertices": 24},
+                                        model="cosserat", precision="double"))
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        sim.step(30)
+        span["end"] = time.perf_counter()
+
+    t = threading.Thread(target=work)
+    notes = []
+    spins = 0
+    t.start()
+    while t.is_alive():
+        spins += 1
+        if spins % 100 == 0:
+            notes.append(time.perf_counter())
+    t.join()
+    start, end = span["start"], span["end"]
+    assert end - start > 0.05, "the step was too short to tell"
+    margin = 0.1 * (end - start)
+    inside = [n for n in notes if start + margin < n < end - margin]
+    assert len(inside) > 10, f"{len(inside)} notes of the main thread during the step"
+
+
+def test_bench_row():
+    row = hairsim.bench(model="der", backend="cpu", precision="float", strands=8, vertices=6,
+                        steps=2)
+    assert row["ran"] and row["svu_per_second"] > 0 and row["strands"] == 8
+    cuda = hairsim.bench(backend="cuda", strands=8, vertices=6, steps=1)
+    assert cuda["ran"] or cuda["note"]
