@@ -11,11 +11,14 @@
 #             1e3..1e6 strands x 16/32/64 vertices, float/double, collisions off/on, each case
 #             skipped (and saying so) when predicted past its row budget or past the stage's time
 #   demo      scenes/demo.json on cuda, its PNG frames as one contact sheet
+#   tune      (not in all) the first tuning experiment of bench/RESULTS.md: the Release build
+#             again with the registers capped (--max-registers, default 168, `-maxrregcount`),
+#             the 100,000 x 32 float rows with collisions of every model on cuda in both builds
 # Every stage needs the build: a stage finds it in build/gpu-release and build/gpu-debug when an
 # earlier command on the same machine made it, and builds it (incrementally) otherwise.
 #
 # Usage: scripts/gpu-check.sh OUTDIR [--stage STAGE[,STAGE...]|all] [--dry-run]
-#                             [--bench-seconds S] [--row-budget S]
+#                             [--bench-seconds S] [--row-budget S] [--max-registers N]
 # OUTDIR receives at most 8 files: summary.md (printed at the end too), rows.json (every bench
 # row and stage), sanitizers.log, svu.png, contact_sheet.png, resources.json, rest.tar.gz (logs,
 # device properties, ctest output). Without a device every stage that can run does (build, the
@@ -30,7 +33,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
-OUT="" STAGES="all" DRY=0 BENCH_SECONDS=480 ROW_BUDGET=60
+OUT="" STAGES="all" DRY=0 BENCH_SECONDS=480 ROW_BUDGET=60 MAX_REGISTERS=168
 while [ $# -gt 0 ]; do
   case "$1" in
     --stage) STAGES=${2:?--stage needs a value}; shift 2 ;;
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY=1; shift ;;
     --bench-seconds) BENCH_SECONDS=${2:?}; shift 2 ;;
     --row-budget) ROW_BUDGET=${2:?}; shift 2 ;;
+    --max-registers) MAX_REGISTERS=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "gpu-check: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) [ -z "$OUT" ] || { echo "gpu-check: one OUTDIR only (got '$OUT' and '$1')" >&2; exit 2; }
@@ -45,16 +49,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$OUT" ] || { echo "gpu-check: OUTDIR missing (see --help)" >&2; exit 2; }
-[ "$STAGES" = all ] && STAGES=build,test,sanitize,bench,demo
+[ "$STAGES" = all ] && STAGES=build,test,sanitize,bench,demo  # tune only when asked
 IFS=, read -r -a STAGE_LIST <<<"$STAGES"
 for s in "${STAGE_LIST[@]}"; do
-  case "$s" in build|test|sanitize|bench|demo) ;;
-    *) echo "gpu-check: --stage: unknown stage '$s' (build, test, sanitize, bench, demo, all)" >&2
+  case "$s" in build|test|sanitize|bench|demo|tune) ;;
+    *) echo "gpu-check: --stage: unknown stage '$s' (build, test, sanitize, bench, demo, tune, all)" >&2
        exit 2 ;;
   esac
 done
-for n in "$BENCH_SECONDS" "$ROW_BUDGET"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gpu-check: --bench-seconds/--row-budget: '$n' is not a whole number of seconds" >&2; exit 2; }
+for n in "$BENCH_SECONDS" "$ROW_BUDGET" "$MAX_REGISTERS"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gpu-check: --bench-seconds/--row-budget/--max-registers: '$n' is not a whole number" >&2; exit 2; }
 done
 
 mkdir -p "$OUT" || exit 2
@@ -305,9 +309,36 @@ stage_demo() {
   fi
 }
 
+# The registers capped for every kernel (-maxrregcount): the Cosserat float step's occupancy
+# against its spills (bench/RESULTS.md predicts the two within 25 % of each other). Both builds'
+# rows are in the bench tables (part "tune", device "... (max N registers)" for the capped one).
+stage_tune() {
+  local start=$SECONDS capped=$ROOT/build/gpu-tune
+  if ! have_device && [ "$DRY" = 0 ]; then record tune skipped 0 "no CUDA device"; return 0; fi
+  [ "$DRY" = 1 ] || ensure_build || { record tune skipped 0 "no build"; return 1; }
+  configure_and_build "$capped" Release "-maxrregcount=$MAX_REGISTERS" hairsim ||
+    { record tune failed $((SECONDS - start)) "the capped build failed (build.log)"; return 1; }
+  [ "$DRY" = 1 ] || python3 "$ROOT/scripts/cuda_resources.py" "$capped" >"$WORK/resources-tune.md" 2>>"$WORK/build.log"
+  local bin; bin=$(hairsim_binary)
+  [ "$DRY" = 1 ] && capped=$(dirname "$(dirname "$bin")")
+  mapfile -t models < <("$bin" models | cut -f1)
+  local steps=10 strands=100000
+  [ "$DRY" = 1 ] && steps=1 strands=32
+  for model in "${models[@]}"; do
+    for build in "$bin" "$capped/src/hairsim"; do
+      local tag=default
+      [ "$build" = "$bin" ] || tag="max$MAX_REGISTERS"
+      "$build" bench --model "$model" --backend cuda --precision float --collisions on \
+        --strands "$strands" --vertices 32 --steps "$steps" \
+        --json "$WORK/bench-tune-$model-$tag.json" >>"$WORK/bench.log" 2>&1
+    done
+  done
+  record tune ok $((SECONDS - start)) "-maxrregcount=$MAX_REGISTERS against the default build; registers in resources-tune.md"
+}
+
 # --- main ------------------------------------------------------------------------------------
 log "stages: ${STAGE_LIST[*]}$([ "$DRY" = 1 ] && echo ' (dry run)'); out: $OUT"
-for s in build test sanitize bench demo; do
+for s in build test sanitize bench demo tune; do
   [[ " ${STAGE_LIST[*]} " == *" $s "* ]] || { record "$s" "not asked" 0 ""; continue; }
   log "stage $s"
   "stage_$s"

@@ -33,10 +33,12 @@ def stage_rows(work):
 def bench_rows(work):
     rows = []
     for path in sorted(glob.glob(os.path.join(work, "bench-*.json"))):
-        part = "core" if "bench-core-" in path else "sweep"
+        name = os.path.basename(path)[len("bench-"):-len(".json")]
+        part = name.split("-")[0]  # core, sweep or tune
+        extra = {"build": name.split("-")[-1]} if part == "tune" else {}
         try:
             for r in json.load(open(path)):
-                rows.append({"part": part, **r})
+                rows.append({"part": part, **extra, **r})
         except (OSError, ValueError) as e:
             print(f"gpu_check_report: {path}: {e}", file=sys.stderr)
     return rows
@@ -145,7 +147,7 @@ def main():
     frames = sorted(glob.glob(os.path.join(a.work, "demo", "png", "*.png")))
     demo_summary = json.loads(read(os.path.join(a.work, "demo", "summary.json"), "{}") or "{}")
 
-    plot_note = plot(rows, os.path.join(a.out, "svu.png"))
+    plot_note = plot([r for r in rows if r["part"] != "tune"], os.path.join(a.out, "svu.png"))
     sheet_note = contact_sheet(frames, os.path.join(a.out, "contact_sheet.png"))
 
     md = ["# scripts/gpu-check.sh" + (" (dry run)" if a.dry_run == "1" else ""), ""]
@@ -179,6 +181,15 @@ def main():
                ""] + bench_table(rows, "core")
         md += ["", "### Sweep (rows that ran)", ""]
         md += bench_table([r for r in rows if r.get("ran")], "sweep")
+        tune = [r for r in rows if r["part"] == "tune"]
+        if tune:
+            md += ["", "### Tuning: registers capped against the default build", "",
+                   "| model | build | strands | ms/step | SVU/s | note |", "|---|---|---:|---:|---:|---|"]
+            md += [f"| {r['model']} | {r['build']} | {r['strands']:,} | "
+                   f"{r['ms_per_step']:.3f} | {fmt_svu(r)} | {'' if r.get('ran') else r.get('note', '')} |"
+                   if r.get("ran") else
+                   f"| {r['model']} | {r['build']} | {r['strands']:,} | | | {r.get('note', '')} |"
+                   for r in tune]
     if demo_summary:
         md += ["", "## Demo", "", f"status {demo_summary.get('status')}, "
                f"{demo_summary.get('strands')} strands, backend {demo_summary.get('backend')}, "
