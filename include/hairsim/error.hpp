@@ -27,6 +27,21 @@ class RunFailure : public Error {
   using Error::Error;
 };
 
+// Runs `work`, naming `file` (a scene, say) in front of the location of a bad-input Error it
+// throws ("scene.json: damping"); RunFailures, which name a strand and step, pass unchanged. An
+// empty `file` (input not from a file) names nothing.
+template <class Work>
+auto naming_file(const std::string& file, Work work) {
+  try {
+    return work();
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const Error& e) {
+    if (file.empty()) throw;
+    throw Error(file + ": " + e.where(), e.why());
+  }
+}
+
 // "FILE" or "FILE: byte OFFSET" as the where of an Error about a file.
 std::string file_location(const std::filesystem::path& file);
 std::string file_location(const std::filesystem::path& file, std::uint64_t byte_offset);

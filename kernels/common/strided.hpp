@@ -51,7 +51,8 @@ struct CountedRef {
 };
 // An element times or over a vector or matrix (template operators see no conversion).
 template <class T, class U>
-inline constexpr bool kCountedMatrixOperand = !std::is_arithmetic_v<U> && !std::is_same_v<U, CountedRef<T>>;
+inline constexpr bool kCountedMatrixOperand =
+    !std::is_arithmetic_v<U> && !std::is_same_v<U, CountedRef<T>>;
 template <class T, class U, std::enable_if_t<kCountedMatrixOperand<T, U>, int> = 0>
 auto operator*(const CountedRef<T>& r, const U& u) {
   return T(r) * u;
@@ -90,9 +91,13 @@ struct Strided {
   T* base;
   int stride;
 #ifdef HAIRSIM_COUNT_ACCESSES
-  CountedRef<T> operator[](int i) const { return {base + i * stride}; }
+  CountedRef<T> operator[](int i) const {
+    return {base + i * stride};
+  }
 #else
-  HS_HD T& operator[](int i) const { return base[i * stride]; }
+  HS_HD T& operator[](int i) const {
+    return base[i * stride];
+  }
 #endif
 };
 

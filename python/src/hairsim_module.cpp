@@ -41,7 +41,8 @@ py::tuple to_numpy(const StrandSet& s) {
     for (int c = 0; c < 3; ++c) p(py::ssize_t(i), c) = s.points[i][c];
   Counts counts(py::ssize_t(s.strand_count()));
   auto n = counts.mutable_unchecked<1>();
-  for (std::size_t i = 0; i < s.strand_count(); ++i) n(py::ssize_t(i)) = py::ssize_t(s.strand_size(i));
+  for (std::size_t i = 0; i < s.strand_count(); ++i)
+    n(py::ssize_t(i)) = py::ssize_t(s.strand_size(i));
   return py::make_tuple(points, counts);
 }
 
@@ -52,11 +53,13 @@ StrandSet from_numpy(const Points& points, const Counts& counts) {
   StrandSet s;
   s.points.resize(std::size_t(points.shape(0)));
   auto p = points.unchecked<2>();
-  for (py::ssize_t i = 0; i < points.shape(0); ++i) s.points[std::size_t(i)] = {p(i, 0), p(i, 1), p(i, 2)};
+  for (py::ssize_t i = 0; i < points.shape(0); ++i)
+    s.points[std::size_t(i)] = {p(i, 0), p(i, 1), p(i, 2)};
   auto n = counts.unchecked<1>();
   std::size_t total = 0;
   for (py::ssize_t i = 0; i < counts.shape(0); ++i) {
-    if (n(i) < 2) throw Error("counts", "strand " + std::to_string(i) + " has fewer than 2 vertices");
+    if (n(i) < 2)
+      throw Error("counts", "strand " + std::to_string(i) + " has fewer than 2 vertices");
     total += std::size_t(n(i));
     s.offsets.push_back(total);
   }
@@ -79,18 +82,6 @@ struct Scene {
   engine::HairScene parsed;
 };
 
-template <class Work>
-auto naming(const std::string& source, Work work) {
-  try {
-    return work();
-  } catch (const RunFailure&) {
-    throw;
-  } catch (const Error& e) {
-    if (source.empty()) throw;
-    throw Error(source + ": " + e.where(), e.why());
-  }
-}
-
 std::shared_ptr<Scene> make_scene(const std::string& text, const std::string& source,
                                   const std::string& directory,
                                   const std::vector<std::string>& overrides) {
@@ -101,9 +92,8 @@ std::shared_ptr<Scene> make_scene(const std::string& text, const std::string& so
   if (!engine::is_hair_scene(scene->document))
     throw Error(source.empty() ? "hair" : source + ": hair",
                 "missing: the Python module runs hairstyle scenes (single rods: hairsim run)");
-  scene->parsed = naming(source, [&] {
-    return engine::parse_hair_scene(scene->document, scene->directory);
-  });
+  scene->parsed = naming_file(
+      source, [&] { return engine::parse_hair_scene(scene->document, scene->directory); });
   return scene;
 }
 
@@ -139,8 +129,9 @@ class PySimulator {
 
   void set_head_pose(const Vec3& translation, const Vec3& rotation) {
     if (!path_)
-      throw Error("set_head_pose", "the head is driven by the scene; create the Simulator with "
-                                   "drive_head=True");
+      throw Error("set_head_pose",
+                  "the head is driven by the scene; create the Simulator with "
+                  "drive_head=True");
     const double t = simulator_->time() + simulator_->dt();
     path_->append({t, translation, rotation}, "set_head_pose");
   }
@@ -279,8 +270,8 @@ PYBIND11_MODULE(_hairsim, m) {
       .def_property_readonly("model", [](const Scene& s) { return s.parsed.options.model; })
       .def_property_readonly("backend",
                              [](const Scene& s) { return to_string(s.parsed.options.backend); })
-      .def_property_readonly(
-          "precision", [](const Scene& s) { return to_string(s.parsed.options.precision); })
+      .def_property_readonly("precision",
+                             [](const Scene& s) { return to_string(s.parsed.options.precision); })
       .def_property_readonly("initial_strands",
                              [](const Scene& s) { return to_numpy(s.parsed.setup.strands); });
   m.def("_scene", &make_scene, py::arg("text"), py::arg("source"), py::arg("directory"),
@@ -300,14 +291,14 @@ PYBIND11_MODULE(_hairsim, m) {
            py::arg("rotation"))
       .def("save_state", &PySimulator::save_state)
       .def("restore_state", &PySimulator::restore_state, py::arg("state"))
-      .def_property_readonly("strands", [](const PySimulator& s) { return s.simulator().strands(); })
+      .def_property_readonly("strands",
+                             [](const PySimulator& s) { return s.simulator().strands(); })
       .def_property_readonly("vertices",
                              [](const PySimulator& s) { return s.simulator().vertices(); })
       .def_property_readonly("dt", [](const PySimulator& s) { return s.simulator().dt(); })
       .def_property_readonly("time", [](const PySimulator& s) { return s.simulator().time(); })
       .def_property_readonly("steps", [](const PySimulator& s) { return s.simulator().steps(); })
-      .def_property_readonly("device",
-                             [](const PySimulator& s) { return s.simulator().device(); });
+      .def_property_readonly("device", [](const PySimulator& s) { return s.simulator().device(); });
 
   m.def(
       "_run",

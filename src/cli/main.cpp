@@ -237,19 +237,6 @@ void check_final_folder(const RunArgs& a) {
   if (!writable_folder(folder)) throw Error("--final", "cannot write into " + folder.string());
 }
 
-// Runs `work`, prefixing the scene file to the location of a bad-input Error (RunFailures, which
-// name a strand and step, pass unchanged).
-template <class Work>
-auto naming_the_scene(const RunArgs& a, Work work) {
-  try {
-    return work();
-  } catch (const RunFailure&) {
-    throw;
-  } catch (const Error& e) {
-    throw Error(a.scene + ": " + e.where(), e.why());
-  }
-}
-
 // --final and --final-units checked before a single-rod run, so bad ones write nothing.
 void check_final_options(const RunArgs& a) {
   parse_length_unit(a.final_units, "--final-units");
@@ -264,7 +251,7 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   if (!a.resume.empty() && !a.out.empty() &&
       std::filesystem::absolute(a.out) != std::filesystem::absolute(a.resume))
     throw Error("--out", "--resume continues in its own folder; give one of them");
-  engine::HairScene sc = naming_the_scene(a, [&] {
+  engine::HairScene sc = naming_file(a.scene, [&] {
     return engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
   });
   const std::filesystem::path out = output_folder(a);
@@ -330,11 +317,11 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
 int run_rod(const RunArgs& a, const nlohmann::json& doc) {
   if (!a.resume.empty()) throw Error("--resume", "is for hairstyle scenes");
   std::unique_ptr<engine::RodScene> rod =
-      naming_the_scene(a, [&] { return engine::parse_rod_scene(doc); });
+      naming_file(a.scene, [&] { return engine::parse_rod_scene(doc); });
   check_final_options(a);
   check_final_folder(a);
   check_output_folder(output_folder(a));
-  const scene::SceneRun result = naming_the_scene(a, [&] { return rod->run(); });
+  const scene::SceneRun result = naming_file(a.scene, [&] { return rod->run(); });
   write_rod_outputs(a, result, rod->final_strands());
   return 0;
 }
@@ -412,6 +399,47 @@ void print_bench_row(const engine::BenchResult& r) {
   std::fflush(stdout);
 }
 
+// What a bench may spend (--row-budget, --time-limit): why a case is skipped, or "" to run it.
+// A series is the cases that differ in strand count only; its last case that ran predicts the
+// next (engine::predict_seconds).
+class BenchBudget {
+ public:
+  BenchBudget(double row_budget, double time_limit)
+      : row_budget_(row_budget),
+        time_limit_(time_limit),
+        start_(std::chrono::steady_clock::now()) {}
+
+  std::string skip_reason(const engine::BenchCase& c) const {
+    char why[160] = "";
+    const auto last = last_of_series_.find(series(c));
+    if (time_limit_ > 0 && elapsed() > time_limit_) {
+      std::snprintf(why, sizeof why, "time limit of %g s spent", time_limit_);
+    } else if (row_budget_ > 0 && last != last_of_series_.end()) {
+      const double predicted = engine::predict_seconds(last->second, c.strands);
+      if (predicted > row_budget_)
+        std::snprintf(why, sizeof why,
+                      "predicted %.3g s (from the %d-strand case) > row budget %g s", predicted,
+                      last->second.config.strands, row_budget_);
+    }
+    return why;
+  }
+  void record(const engine::BenchResult& r) {
+    if (r.ran) last_of_series_[series(r.config)] = r;
+  }
+
+ private:
+  static std::string series(const engine::BenchCase& c) {
+    return c.backend + "/" + c.precision + "/" + c.integrator + "/" +
+           (c.collisions ? "on/" : "off/") + std::to_string(c.vertices);
+  }
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  double row_budget_, time_limit_;
+  std::chrono::steady_clock::time_point start_;
+  std::map<std::string, engine::BenchResult> last_of_series_;
+};
+
 // Prints one row per case (and writes them all to --json): ms/step, strand-vertex updates per
 // second, and the model's own columns (mean iterations and contacts per strand and step). With a
 // row budget, a case predicted (from the last case of its series, predict_seconds) to take
@@ -428,11 +456,7 @@ int cmd_bench(const BenchArgs& a) {
   const std::vector<std::string> integrators =
       a.integrators.empty() ? std::vector{engine::to_string(model.integrators.front())}
                             : a.integrators;
-  const auto start = std::chrono::steady_clock::now();
-  const auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  std::map<std::string, engine::BenchResult> last_of_series;  // the last case run per series
+  BenchBudget budget(a.row_budget, a.time_limit);
   nlohmann::json rows = nlohmann::json::array();
   bool any_failed = false;
   print_bench_header(model);
@@ -443,29 +467,15 @@ int cmd_bench(const BenchArgs& a) {
           for (int n : a.strands)
             for (int v : a.vertices) {
               if (backend == "reference" && precision != "double") continue;
-              const engine::BenchCase c{a.model,          backend, precision, integrator,
-                                        collisions == "on", n,       v,         a.steps};
-              const std::string series =
-                  backend + "/" + precision + "/" + integrator + "/" + collisions + "/" +
-                  std::to_string(v);
+              const engine::BenchCase c{a.model, backend, precision, integrator, collisions == "on",
+                                        n,       v,       a.steps};
               engine::BenchResult r;
-              const auto last = last_of_series.find(series);
-              char why[160] = "";
-              if (a.time_limit > 0 && elapsed() > a.time_limit) {
-                std::snprintf(why, sizeof why, "time limit of %g s spent", a.time_limit);
-              } else if (a.row_budget > 0 && last != last_of_series.end()) {
-                const double predicted = engine::predict_seconds(last->second, n);
-                if (predicted > a.row_budget)
-                  std::snprintf(why, sizeof why,
-                                "predicted %.3g s (from the %d-strand case) > row budget %g s",
-                                predicted, last->second.config.strands, a.row_budget);
-              }
-              if (why[0]) {
+              if (const std::string skip = budget.skip_reason(c); !skip.empty()) {
                 r.config = c;
-                r.note = why;
+                r.note = skip;
               } else {
                 r = engine::run_bench(c);
-                if (r.ran) last_of_series[series] = r;
+                budget.record(r);
                 any_failed = any_failed || r.failed;
               }
               print_bench_row(r);

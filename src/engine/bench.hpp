@@ -35,8 +35,8 @@ struct BenchResult {
   // -DHAIRSIM_COUNT_ACCESSES (scripts/kernel-counts.sh; cpu backend); NaN in other builds.
   double load_bytes_per_svu = std::nan("");
   double store_bytes_per_svu = std::nan("");
-  double seconds = 0;  // wall time of the whole case: setup, warm-up and timed steps
-  bool ran = false;    // false: not run here or not finished (`note` says why)
+  double seconds = 0;   // wall time of the whole case: setup, warm-up and timed steps
+  bool ran = false;     // false: not run here or not finished (`note` says why)
   bool failed = false;  // a step failed (a CUDA error, a failed solve the run cannot survive)
   std::string note;
 };

@@ -14,7 +14,8 @@ namespace {
 
 nlohmann::json describe_cuda() {
 #ifndef HAIRSIM_HAVE_CUDA
-  return {{"built", false}, {"devices", nlohmann::json::array()},
+  return {{"built", false},
+          {"devices", nlohmann::json::array()},
           {"note", "hairsim was built without CUDA (HAIRSIM_CUDA=OFF or no nvcc)"}};
 #else
   nlohmann::json devices = nlohmann::json::array();
@@ -24,8 +25,8 @@ nlohmann::json describe_cuda() {
       const cuda::DeviceProperties p = cuda::device_properties(d);
       devices.push_back({{"index", d},
                          {"name", p.name},
-                         {"compute_capability", std::to_string(p.compute_major) + "." +
-                                                    std::to_string(p.compute_minor)},
+                         {"compute_capability",
+                          std::to_string(p.compute_major) + "." + std::to_string(p.compute_minor)},
                          {"multiprocessors", p.multiprocessors},
                          {"max_threads_per_multiprocessor", p.max_threads_per_multiprocessor},
                          {"registers_per_multiprocessor", p.registers_per_multiprocessor},

@@ -77,8 +77,8 @@ TEST_P(EveryModelRobustnessGpu, RestoredStateRepeatsTheStepsToTheBit) {
   sim->positions(second);
   ASSERT_EQ(first.size(), second.size());
   for (std::size_t i = 0; i < first.size(); ++i)
-    ASSERT_TRUE(first[i] == second[i]) << "vertex " << i << ": " << first[i].transpose()
-                                       << " then " << second[i].transpose();
+    ASSERT_TRUE(first[i] == second[i])
+        << "vertex " << i << ": " << first[i].transpose() << " then " << second[i].transpose();
 }
 
 TEST_P(EveryModelRobustnessGpu, StoppedRunResumesBitForBit) {
@@ -128,8 +128,8 @@ TEST(RunRobustnessGpu, FailedSolveNamesTheLowestStrand) {
   doc["material"] = {{"radius", 1e-30}};
   const auto path = dir / "scene.json";
   std::ofstream(path) << doc.dump(2);
-  const auto r = test::run_cli("run '" + path.string() + "' --out '" + (dir / "out").string() + "'",
-                               dir);
+  const auto r =
+      test::run_cli("run '" + path.string() + "' --out '" + (dir / "out").string() + "'", dir);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("strand 0, step 1 (t = 0 s)"), std::string::npos) << r.err;
   const auto s = test::read_json(dir / "out" / "summary.json");

@@ -44,8 +44,8 @@ void expect_thomas_counts(int n) {
   }
   auto view = [&](std::vector<T>& v) { return Strided<T>{v.data(), stride}; };
   const Counted before = now();
-  ASSERT_TRUE(thomas_solve(n, view(lower), view(diag), view(upper), view(rhs), view(x),
-                           view(scratch)));
+  ASSERT_TRUE(
+      thomas_solve(n, view(lower), view(diag), view(upper), view(rhs), view(x), view(scratch)));
   const Counted bytes = counted_since(before);
   EXPECT_EQ(bytes.loads, (10LL * n - 8) * static_cast<long long>(sizeof(T))) << "n = " << n;
   EXPECT_EQ(bytes.stores, (3LL * n - 1) * static_cast<long long>(sizeof(T))) << "n = " << n;

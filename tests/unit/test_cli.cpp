@@ -163,9 +163,9 @@ TEST(Cli, BenchSkipsCasesPastTheirBudget) {
   // skipped, saying so. Skipped rows are not failures: exit 0.
   ScratchDir dir;
   const std::string json = (dir / "bench.json").string();
-  auto r = run_cli("bench --strands 4,8 --vertices 6,7 --steps 1 --row-budget 0.000001 --json '" +
-                       json + "'",
-                   dir);
+  auto r = run_cli(
+      "bench --strands 4,8 --vertices 6,7 --steps 1 --row-budget 0.000001 --json '" + json + "'",
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto bytes = test::read_bytes(dir / "bench.json");
   auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
@@ -179,9 +179,9 @@ TEST(Cli, BenchSkipsCasesPastTheirBudget) {
           << rows[k]["note"];
     }
   }
-  r = run_cli("bench --strands 4,8 --vertices 6 --steps 1 --time-limit 0.000001 --json '" + json +
-                  "'",
-              dir);
+  r = run_cli(
+      "bench --strands 4,8 --vertices 6 --steps 1 --time-limit 0.000001 --json '" + json + "'",
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   bytes = test::read_bytes(dir / "bench.json");
   rows = nlohmann::json::parse(bytes.begin(), bytes.end());
