@@ -1,0 +1,681 @@
+#include "reference/super_helix/super_helix_rod.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "common/drag.hpp"
+#include "hairsim/error.hpp"
+#include "reference/eigen_bridge.hpp"
+#include "super_helix/helix_series.hpp"
+
+namespace hairsim::super_helix {
+namespace {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using Mat36 = Eigen::Matrix<double, 3, 6>;
+
+Mat3 cross_matrix(const Vec3& v) {
+  Mat3 m;
+  m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
+  return m;
+}
+
+// First and second directional derivatives, along h, of V(w) x for a fixed x, V(w) = I + f2(y)
+// [w]× + f3(y) [w]×², y = |w|² (helix_series.hpp): d/dt and d²/dt² of V(w + t h) x at t = 0.
+struct Derivatives {
+  Vec3 first, second;
+};
+Derivatives v_derivatives(const Vec3& w, const Vec3& h, const Vec3& x,
+                          const kernels::super_helix::HelixSeries<double>& s) {
+  const double b = s.f[2], db = s.df[2], ddb = s.ddf[2];
+  const double c = s.f[3], dc = s.df[3], ddc = s.ddf[3];
+  const double y1 = 2 * w.dot(h), y2 = 2 * h.dot(h);  // dy/dt, d²y/dt²
+  const Vec3 g = w.cross(x), g1 = h.cross(x);         // w × x and its rate
+  const Vec3 m = w.cross(g);                          // w × (w × x)
+  const Vec3 m1 = h.cross(g) + w.cross(g1);           // its rate
+  const Vec3 m2 = 2 * h.cross(g1);                    // and second rate
+  Derivatives d;
+  d.first = db * y1 * g + b * g1 + dc * y1 * m + c * m1;
+  d.second = (ddb * y1 * y1 + db * y2) * g + 2 * db * y1 * g1 + (ddc * y1 * y1 + dc * y2) * m +
+             2 * dc * y1 * m1 + c * m2;
+  return d;
+}
+
+// Rigid motion of a spatial acceleration or wrench from a point to one at offset d from it:
+// Φ = [[I, 0], [−[d]×, I]] maps (α, a) at the first point to (α, a + α × d) at the second.
+Mat6 shift(const Vec3& d) {
+  Mat6 phi = Mat6::Identity();
+  phi.block<3, 3>(3, 0) = -cross_matrix(d);
+  return phi;
+}
+
+// X = [−[d]×, I]: the acceleration a + α × d of a point at offset d, as X (α, a).
+Mat36 point_map(const Vec3& d) {
+  Mat36 x;
+  x.block<3, 3>(0, 0) = -cross_matrix(d);
+  x.block<3, 3>(0, 3) = Mat3::Identity();
+  return x;
+}
+
+// Columns of a 3 x 3 map on κ kept for the active coordinates.
+MatX active_columns(const SuperHelix& rod, const Mat3& m) {
+  const int k = rod.coordinates_per_element();
+  MatX out(3, k);
+  for (int j = 0; j < k; ++j) out.col(j) = m.col(rod.component(j));
+  return out;
+}
+
+// The applied force per unit length at a point moving at `velocity` with tangent `tangent`
+// (gravity only when `with_gravity`: the recursive method puts it at the root, §4.6).
+Vec3 applied_force(const SuperHelix& rod, const Vec3& velocity, const Vec3& tangent,
+                   bool with_gravity) {
+  Vec3 f = with_gravity ? Vec3(rod.linear_density * rod.gravity) : Vec3::Zero();
+  if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
+    const kernels::Vector3<double> t = bridge::to_kernel(tangent);
+    const Mat3 drag = bridge::from_kernel(
+        kernels::drag_matrix(t, t, 1.0, 1.0, rod.drag_normal, rod.drag_tangent));
+    f -= drag * (velocity - rod.wind);
+  }
+  return f;
+}
+
+Vec3 end_force(const SuperHelix& rod, int q) {
+  return rod.end_force.empty() ? Vec3::Zero() : rod.end_force[std::size_t(q)];
+}
+Vec3 end_moment(const SuperHelix& rod, int q) {
+  return rod.end_moment.empty() ? Vec3::Zero() : rod.end_moment[std::size_t(q)];
+}
+
+// Per-element stiffness diagonal K_Q (active components) and the elastic force K_Q (κ − κ⁰).
+VecX element_stiffness(const SuperHelix& rod, int q) {
+  const int k = rod.coordinates_per_element();
+  VecX d(k);
+  for (int j = 0; j < k; ++j)
+    d(j) = rod.elements[std::size_t(q)].length * rod.stiffness(rod.component(j));
+  return d;
+}
+VecX active(const SuperHelix& rod, const Vec3& v) {
+  const int k = rod.coordinates_per_element();
+  VecX out(k);
+  for (int j = 0; j < k; ++j) out(j) = v(rod.component(j));
+  return out;
+}
+
+void check_tree(const SuperHelix& rod) {
+  for (std::size_t q = 0; q < rod.elements.size(); ++q)
+    if (rod.elements[q].parent >= int(q) || rod.elements[q].parent < -1)
+      throw Error("elements[" + std::to_string(q) + "].parent",
+                  "must name an earlier element or -1 (the root)");
+}
+
+}  // namespace
+
+SuperHelix chain(int elements, double length, const Vec3& rest, const Vec3& root_point,
+                 const Mat3& root_frame) {
+  SuperHelix rod;
+  for (int q = 0; q < elements; ++q) rod.elements.push_back({q - 1, length / elements, rest});
+  rod.curvature.assign(std::size_t(elements), rest);
+  rod.curvature_rate.assign(std::size_t(elements), Vec3::Zero());
+  rod.root_point = root_point;
+  rod.root_frame = root_frame;
+  return rod;
+}
+
+VecX coordinates(const SuperHelix& rod) {
+  const int k = rod.coordinates_per_element();
+  VecX q(rod.coordinate_count());
+  for (std::size_t e = 0; e < rod.elements.size(); ++e)
+    q.segment(int(e) * k, k) = active(rod, rod.curvature[e]);
+  return q;
+}
+
+VecX rates(const SuperHelix& rod) {
+  const int k = rod.coordinates_per_element();
+  VecX q(rod.coordinate_count());
+  for (std::size_t e = 0; e < rod.elements.size(); ++e)
+    q.segment(int(e) * k, k) = active(rod, rod.curvature_rate[e]);
+  return q;
+}
+
+void set_coordinates(SuperHelix& rod, const VecX& q) {
+  const int k = rod.coordinates_per_element();
+  for (std::size_t e = 0; e < rod.elements.size(); ++e)
+    for (int j = 0; j < k; ++j) rod.curvature[e](rod.component(j)) = q(int(e) * k + j);
+}
+
+void set_rates(SuperHelix& rod, const VecX& qdot) {
+  const int k = rod.coordinates_per_element();
+  for (std::size_t e = 0; e < rod.elements.size(); ++e)
+    for (int j = 0; j < k; ++j) rod.curvature_rate[e](rod.component(j)) = qdot(int(e) * k + j);
+}
+
+RootState root_state(const SuperHelix& rod, double t) {
+  auto pose = [&](double time, Vec3& point, Mat3& frame) {
+    const Mat3 r = rod.motion.rotation(time);
+    const Vec3 center = rod.motion.center.value_or(rod.root_point);
+    point = center + r * (rod.root_point - center) + rod.motion.translation(time);
+    frame = r * rod.root_frame;
+    frame = Eigen::AngleAxisd(rod.motion.twist(time), frame.col(0)).toRotationMatrix() * frame;
+  };
+  RootState s;
+  pose(t, s.point, s.frame);
+  s.velocity = s.acceleration = s.angular_velocity = s.angular_acceleration = Vec3::Zero();
+  const ClampMotion& m = rod.motion;
+  const bool still = !m.keyframes && m.velocity.isZero() && m.angular_velocity.isZero() &&
+                     m.twist_rate == 0 && m.translation_amplitude.isZero() &&
+                     m.rotation_amplitude.isZero() && m.twist_amplitude == 0;
+  if (still) return s;
+  // Five-point central differences: f' = (f₋₂ − 8f₋₁ + 8f₁ − f₂)/12h,
+  // f'' = (−f₋₂ + 16f₋₁ − 30f₀ + 16f₁ − f₂)/12h².
+  const double h = 1e-3;
+  Vec3 x[5];
+  Mat3 r[5];
+  for (int i = 0; i < 5; ++i) pose(t + (i - 2) * h, x[i], r[i]);
+  const double w1[5] = {1, -8, 0, 8, -1}, w2[5] = {-1, 16, -30, 16, -1};
+  Mat3 dr = Mat3::Zero(), ddr = Mat3::Zero();
+  for (int i = 0; i < 5; ++i) {
+    s.velocity += w1[i] / (12 * h) * x[i];
+    s.acceleration += w2[i] / (12 * h * h) * x[i];
+    dr += w1[i] / (12 * h) * r[i];
+    ddr += w2[i] / (12 * h * h) * r[i];
+  }
+  // Ṙ = [ω]× R and R̈ = ([α]× + [ω]×²) R: the skew parts of Ṙ Rᵀ and R̈ Rᵀ − [ω]×².
+  auto vee = [](const Mat3& a) -> Vec3 {
+    Vec3 v;
+    v << 0.5 * (a(2, 1) - a(1, 2)), 0.5 * (a(0, 2) - a(2, 0)), 0.5 * (a(1, 0) - a(0, 1));
+    return v;
+  };
+  s.angular_velocity = vee(dr * s.frame.transpose());
+  const Mat3 w = cross_matrix(s.angular_velocity);
+  s.angular_acceleration = vee(ddr * s.frame.transpose() - w * w);
+  return s;
+}
+
+ElementPoint element_point(const Vec3& kappa, const Vec3& kappa_rate, double u) {
+  const Vec3 w = u * kappa;
+  const auto s = kernels::super_helix::helix_series(w.squaredNorm());
+  const Mat3 wx = cross_matrix(w), wx2 = wx * wx;
+  ElementPoint e;
+  e.E = Mat3::Identity() + s.f[1] * wx + s.f[2] * wx2;
+  e.Psi = u * (Mat3::Identity() + s.f[2] * wx + s.f[3] * wx2);
+  e.p = e.Psi.col(0);
+  // p = u V(uκ) e0: ∂p/∂κ_j = u² D_{e_j} [V e0]; ∂²p [κ̇, κ̇] = u³ D²_{κ̇} [V e0];
+  // (d/dt Ψ) κ̇ = u² D_{κ̇} [V x] at x = κ̇.
+  for (int j = 0; j < 3; ++j)
+    e.P.col(j) = u * u * v_derivatives(w, Vec3::Unit(j), Vec3::UnitX(), s).first;
+  e.p2 = u * u * u * v_derivatives(w, kappa_rate, Vec3::UnitX(), s).second;
+  e.psi2 = u * u * v_derivatives(w, kappa_rate, kappa_rate, s).first;
+  return e;
+}
+
+const Quadrature& gauss_legendre(int points) {
+  static std::mutex lock;
+  static std::map<int, Quadrature> cache;
+  std::lock_guard<std::mutex> guard(lock);
+  auto found = cache.find(points);
+  if (found != cache.end()) return found->second;
+  // Roots of the Legendre polynomial P_n by Newton from Chebyshev guesses; weights
+  // 2 / ((1 − x²) P_n'(x)²); mapped from [−1, 1] to [0, 1].
+  Quadrature rule;
+  const int n = points;
+  for (int i = 0; i < n; ++i) {
+    double x = std::cos(M_PI * (i + 0.75) / (n + 0.5));
+    double dp = 1;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1, p1 = x;
+      for (int k = 2; k <= n; ++k) {
+        const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+        p0 = p1, p1 = p2;
+      }
+      const double pn = n == 1 ? x : p1, pn1 = n == 1 ? 1 : p0;
+      dp = n * (x * pn - pn1) / (x * x - 1);
+      const double dx = pn / dp;
+      x -= dx;
+      if (std::abs(dx) < 1e-16) break;
+    }
+    double p0 = 1, p1 = x;
+    for (int k = 2; k <= n; ++k) {
+      const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+      p0 = p1, p1 = p2;
+    }
+    const double pn = n == 1 ? x : p1, pn1 = n == 1 ? 1 : p0;
+    dp = n * (x * pn - pn1) / (x * x - 1);
+    rule.nodes.push_back((1 - x) / 2);
+    rule.weights.push_back(1 / ((1 - x * x) * dp * dp));  // 2/(...) halved for [0, 1]
+  }
+  return cache.emplace(points, rule).first->second;
+}
+
+std::vector<ElementStart> element_starts(const SuperHelix& rod, const RootState& root) {
+  check_tree(rod);
+  std::vector<ElementStart> out(rod.elements.size());
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    const int parent = rod.elements[q].parent;
+    if (parent < 0) {
+      out[q] = {root.point, root.velocity, root.angular_velocity, root.frame};
+      continue;
+    }
+    // The parent's end: frame R_P E(ℓ), point r_P + R_P p(ℓ), ω_P + R_P Ψ κ̇,
+    // v_P + ω_P × R_P p + R_P P κ̇ (G¹ junction, eq. 3b).
+    const ElementStart& s = out[std::size_t(parent)];
+    const Element& pe = rod.elements[std::size_t(parent)];
+    const Vec3& rate = rod.curvature_rate[std::size_t(parent)];
+    const ElementPoint e = element_point(rod.curvature[std::size_t(parent)], rate, pe.length);
+    const Vec3 d = s.frame * e.p;
+    out[q] = {s.point + d, s.velocity + s.angular_velocity.cross(d) + s.frame * (e.P * rate),
+              s.angular_velocity + s.frame * (e.Psi * rate), s.frame * e.E};
+  }
+  return out;
+}
+
+std::vector<Vec3> centerline(const SuperHelix& rod, int per_element, double t) {
+  const std::vector<ElementStart> starts = element_starts(rod, root_state(rod, t));
+  std::vector<Vec3> points;
+  for (std::size_t q = 0; q < rod.elements.size(); ++q)
+    for (int i = 0; i <= per_element; ++i) {
+      const double u = rod.elements[q].length * i / per_element;
+      const ElementPoint e = element_point(rod.curvature[q], Vec3::Zero(), u);
+      points.push_back(starts[q].point + starts[q].frame * e.p);
+    }
+  return points;
+}
+
+Vec3 end_point(const SuperHelix& rod, int element, double t) {
+  const std::vector<ElementStart> starts = element_starts(rod, root_state(rod, t));
+  const std::size_t q = std::size_t(element);
+  const ElementPoint e = element_point(rod.curvature[q], Vec3::Zero(), rod.elements[q].length);
+  return starts[q].point + starts[q].frame * e.p;
+}
+
+VecX stiffness_diagonal(const SuperHelix& rod) {
+  const int k = rod.coordinates_per_element();
+  VecX d(rod.coordinate_count());
+  for (std::size_t q = 0; q < rod.elements.size(); ++q)
+    d.segment(int(q) * k, k) = element_stiffness(rod, int(q));
+  return d;
+}
+
+// --- The composite method: M and B of eq. (9) --------------------------------------------------
+
+CompositeSystem composite_system(const SuperHelix& rod, double t) {
+  const RootState root = root_state(rod, t);
+  const std::vector<ElementStart> starts = element_starts(rod, root);
+  const int k = rod.coordinates_per_element(), n = rod.coordinate_count();
+  const std::size_t count = rod.elements.size();
+  const Quadrature& rule = gauss_legendre(rod.quadrature);
+  // Per element start: the Jacobians of its point and frame rotation in q (3 x n), and its
+  // acceleration with q̈ = 0 (the root's, carried through the velocity-product terms).
+  std::vector<MatX> j_point(count, MatX::Zero(3, n)), j_rotation(count, MatX::Zero(3, n));
+  std::vector<Vec3> a0(count), alpha0(count);
+  CompositeSystem sys{MatX::Zero(n, n), VecX::Zero(n)};
+  for (std::size_t q = 0; q < count; ++q) {
+    const ElementStart& s = starts[q];
+    const int parent = rod.elements[q].parent;
+    if (parent < 0) {
+      a0[q] = root.acceleration, alpha0[q] = root.angular_acceleration;
+    }
+    const Vec3& kappa = rod.curvature[q];
+    const Vec3& rate = rod.curvature_rate[q];
+    const double length = rod.elements[q].length;
+    // r̈(u) with q̈ = 0: a + α × d + ω × (ω × d) + 2 ω × R P κ̇ + R p2.
+    auto point_terms = [&](double u, MatX& jp, Vec3& acc, Vec3& position, Vec3& velocity,
+                           Vec3& tangent, ElementPoint& e) {
+      e = element_point(kappa, rate, u);
+      const Vec3 d = s.frame * e.p;
+      jp = j_point[q] - cross_matrix(d) * j_rotation[q];
+      jp.middleCols(int(q) * k, k) += active_columns(rod, s.frame * e.P);
+      const Vec3 w = s.angular_velocity;
+      acc = a0[q] + alpha0[q].cross(d) + w.cross(w.cross(d)) + 2 * w.cross(s.frame * (e.P * rate)) +
+            s.frame * e.p2;
+      position = s.point + d;
+      velocity = s.velocity + w.cross(d) + s.frame * (e.P * rate);
+      tangent = s.frame * e.E.col(0);
+    };
+    MatX jp;
+    Vec3 acc, position, velocity, tangent;
+    ElementPoint e;
+    for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+      point_terms(rule.nodes[g] * length, jp, acc, position, velocity, tangent, e);
+      const double weight = rule.weights[g] * length;
+      const Vec3 f = applied_force(rod, velocity, tangent, true);
+      sys.mass += weight * rod.linear_density * jp.transpose() * jp;
+      sys.forces += weight * jp.transpose() * (f - rod.linear_density * acc);
+    }
+    // The end: its force, and what the children start from.
+    point_terms(length, jp, acc, position, velocity, tangent, e);
+    sys.forces += jp.transpose() * end_force(rod, int(q));
+    MatX jr = j_rotation[q];
+    jr.middleCols(int(q) * k, k) += active_columns(rod, s.frame * e.Psi);
+    sys.forces += jr.transpose() * end_moment(rod, int(q));
+    const Vec3 alpha_end =
+        alpha0[q] + s.angular_velocity.cross(s.frame * (e.Psi * rate)) + s.frame * e.psi2;
+    for (std::size_t c = q + 1; c < count; ++c)
+      if (rod.elements[c].parent == int(q)) {
+        j_point[c] = jp, j_rotation[c] = jr;
+        a0[c] = acc, alpha0[c] = alpha_end;
+      }
+  }
+  return sys;
+}
+
+namespace {
+
+VecX composite_accelerations(const SuperHelix& rod, double h, double t) {
+  const CompositeSystem sys = composite_system(rod, t);
+  const VecX k = stiffness_diagonal(rod);
+  const VecX q = coordinates(rod), qdot = rates(rod);
+  VecX rest(rod.coordinate_count());
+  for (std::size_t e = 0; e < rod.elements.size(); ++e)
+    rest.segment(int(e) * rod.coordinates_per_element(), rod.coordinates_per_element()) =
+        active(rod, rod.elements[e].rest_curvature);
+  const double nu = rod.internal_friction;
+  MatX a = sys.mass;
+  a.diagonal() += (h * nu + h * h) * k;
+  const VecX b = sys.forces - k.cwiseProduct(q - rest) - (nu + h) * k.cwiseProduct(qdot);
+  return a.ldlt().solve(b);
+}
+
+// --- The recursive method (§4, App. A) ----------------------------------------------------------
+
+// Per element: the local system D q̈_Q = u − U A_Q (A_Q = (α, a) at the element's start) and the
+// map from q̈_Q and A_Q to the end's acceleration, A_end = Φ A_Q + H q̈_Q + c_end.
+struct ElementSystem {
+  MatX D, U, H;
+  VecX u;
+  Mat6 phi;
+  Vec6 c_end;
+};
+
+VecX recursive_accelerations(const SuperHelix& rod, double h, double t, bool paper_first_pass) {
+  const RootState root = root_state(rod, t);
+  const std::vector<ElementStart> starts = element_starts(rod, root);
+  const int k = rod.coordinates_per_element();
+  const std::size_t count = rod.elements.size();
+  const Quadrature& rule = gauss_legendre(rod.quadrature);
+  const double rho = rod.linear_density, nu = rod.internal_friction;
+  // Cumulated inertia and bias at each element's end (its children's, summed: §5) and start.
+  std::vector<Mat6> inertia_end(count, Mat6::Zero());
+  std::vector<Vec6> bias_end(count, Vec6::Zero());
+  std::vector<ElementSystem> systems(count);
+  for (std::size_t q = count; q-- > 0;) {
+    const ElementStart& s = starts[q];
+    const Vec3& kappa = rod.curvature[q];
+    const Vec3& rate = rod.curvature_rate[q];
+    const double length = rod.elements[q].length;
+    ElementSystem& es = systems[q];
+    es.D = MatX::Zero(k, k), es.U = MatX::Zero(k, 6), es.u = VecX::Zero(k);
+    Mat6 inertia = Mat6::Zero();
+    Vec6 bias = Vec6::Zero();
+    const Vec3 w = s.angular_velocity;
+    // Its own mass: r̈ = X A + G q̈ + c at each quadrature point (eqs. 3a, 15).
+    for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+      const double u = rule.nodes[g] * length, weight = rule.weights[g] * length;
+      const ElementPoint e = element_point(kappa, rate, u);
+      const Vec3 d = s.frame * e.p;
+      const MatX G = active_columns(rod, s.frame * e.P);
+      const Mat36 X = point_map(d);
+      const Vec3 c = w.cross(w.cross(d)) + 2 * w.cross(s.frame * (e.P * rate)) + s.frame * e.p2;
+      const Vec3 velocity = s.velocity + w.cross(d) + s.frame * (e.P * rate);
+      const Vec3 f = applied_force(rod, velocity, s.frame * e.E.col(0), false);
+      es.D += weight * rho * G.transpose() * G;
+      es.U += weight * rho * G.transpose() * X;
+      es.u += weight * G.transpose() * (f - rho * c);
+      inertia += weight * rho * X.transpose() * X;
+      bias += weight * X.transpose() * (rho * c - f);
+    }
+    // Its descendants, through its end (the internal force T_Q(ℓ_Q), App. A, eq. 14; §5).
+    const ElementPoint e = element_point(kappa, rate, length);
+    const Vec3 d_end = s.frame * e.p;
+    es.H.resize(6, k);
+    es.H.topRows(3) = active_columns(rod, s.frame * e.Psi);
+    es.H.bottomRows(3) = active_columns(rod, s.frame * e.P);
+    es.phi = shift(d_end);
+    es.c_end.head<3>() = w.cross(s.frame * (e.Psi * rate)) + s.frame * e.psi2;
+    es.c_end.tail<3>() =
+        w.cross(w.cross(d_end)) + 2 * w.cross(s.frame * (e.P * rate)) + s.frame * e.p2;
+    Vec6 end_bias = bias_end[q];
+    end_bias.head<3>() -= end_moment(rod, int(q));
+    end_bias.tail<3>() -= end_force(rod, int(q));
+    const Mat6& ie = inertia_end[q];
+    const Vec6 transmitted = ie * es.c_end + end_bias;
+    es.D += es.H.transpose() * ie * es.H;
+    es.U += es.H.transpose() * ie * es.phi;
+    es.u -= es.H.transpose() * transmitted;
+    inertia += es.phi.transpose() * ie * es.phi;
+    bias += es.phi.transpose() * transmitted;
+    // Elasticity and internal friction, K (κ − κ⁰) + ν K κ̇, with the semi-implicit terms
+    // h ν K + h² K (and h K κ̇) in D and u unless the paper's explicit first pass is asked.
+    const VecX stiff = element_stiffness(rod, int(q));
+    const VecX qq = active(rod, kappa), rest = active(rod, rod.elements[q].rest_curvature),
+               qdot = active(rod, rate);
+    es.u -= stiff.cwiseProduct(qq - rest) + nu * stiff.cwiseProduct(qdot);
+    if (!paper_first_pass) {
+      es.D.diagonal() += (h * nu + h * h) * stiff;
+      es.u -= h * stiff.cwiseProduct(qdot);
+    }
+    // q̈_Q = D⁻¹ (u − U A): the cumulated inertia and bias at the start (eq. 16).
+    const Eigen::LDLT<MatX> solve(es.D);
+    const MatX DinvU = solve.solve(es.U);
+    const VecX Dinvu = solve.solve(es.u);
+    inertia -= es.U.transpose() * DinvU;
+    bias += es.U.transpose() * Dinvu;
+    const int parent = rod.elements[q].parent;
+    if (parent >= 0) {
+      inertia_end[std::size_t(parent)] += inertia;
+      bias_end[std::size_t(parent)] += bias;
+    }
+    if (paper_first_pass) {  // the second pass solves each element semi-implicitly (§4.3)
+      es.D.diagonal() += (h * nu + h * h) * stiff;
+      es.u -= h * stiff.cwiseProduct(qdot);
+    }
+  }
+  // Second pass, root to tip: A at the root with gravity folded in (a − g, §4.6).
+  VecX qddot(rod.coordinate_count());
+  std::vector<Vec6> start_acceleration(count);
+  Vec6 root_acceleration;
+  root_acceleration << root.angular_acceleration, root.acceleration - rod.gravity;
+  for (std::size_t q = 0; q < count; ++q) {
+    const int parent = rod.elements[q].parent;
+    const Vec6& a = parent < 0 ? root_acceleration : start_acceleration[q];
+    const ElementSystem& es = systems[q];
+    const VecX x = es.D.ldlt().solve(es.u - es.U * a);
+    qddot.segment(int(q) * k, k) = x;
+    const Vec6 a_end = es.phi * a + es.H * x + es.c_end;
+    for (std::size_t c = q + 1; c < count; ++c)
+      if (rod.elements[c].parent == int(q)) start_acceleration[c] = a_end;
+  }
+  return qddot;
+}
+
+}  // namespace
+
+VecX accelerations(const SuperHelix& rod, Method method, double h, double t,
+                   bool paper_first_pass) {
+  return method == Method::composite ? composite_accelerations(rod, h, t)
+                                     : recursive_accelerations(rod, h, t, paper_first_pass);
+}
+
+void step(SuperHelix& rod, double dt, Method method, bool paper_first_pass) {
+  const VecX qddot = accelerations(rod, method, dt, rod.time + dt, paper_first_pass);
+  const VecX qdot = rates(rod) + dt * qddot;
+  const VecX q = coordinates(rod) + dt * qdot;
+  if (!qdot.allFinite() || !q.allFinite())
+    throw RunFailure("step",
+                     "non-finite curvature or rate (t = " + std::to_string(rod.time) + " s)");
+  set_rates(rod, qdot);
+  set_coordinates(rod, q);
+  rod.time += dt;
+}
+
+Energies energies(const SuperHelix& rod) {
+  const std::vector<ElementStart> starts = element_starts(rod, root_state(rod, rod.time));
+  const Quadrature& rule = gauss_legendre(rod.quadrature);
+  Energies out;
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    const ElementStart& s = starts[q];
+    const double length = rod.elements[q].length;
+    for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+      const double weight = rule.weights[g] * length;
+      const ElementPoint e =
+          element_point(rod.curvature[q], rod.curvature_rate[q], rule.nodes[g] * length);
+      const Vec3 d = s.frame * e.p;
+      const Vec3 v =
+          s.velocity + s.angular_velocity.cross(d) + s.frame * (e.P * rod.curvature_rate[q]);
+      out.kinetic += 0.5 * weight * rod.linear_density * v.squaredNorm();
+      out.gravity -= weight * rod.linear_density * rod.gravity.dot(s.point + d);
+    }
+    const Vec3 strain = rod.curvature[q] - rod.elements[q].rest_curvature;
+    out.elastic += 0.5 * length * strain.dot(rod.stiffness.cwiseProduct(strain));
+  }
+  return out;
+}
+
+namespace {
+
+// Generalized static forces Σ Jᵀ f − K (q − q⁰) at rest (gravity and end forces).
+VecX static_forces(SuperHelix& rod) {
+  std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
+  const CompositeSystem sys = composite_system(rod, rod.time);
+  VecX rest(rod.coordinate_count());
+  const int k = rod.coordinates_per_element();
+  for (std::size_t e = 0; e < rod.elements.size(); ++e)
+    rest.segment(int(e) * k, k) = active(rod, rod.elements[e].rest_curvature);
+  return sys.forces - stiffness_diagonal(rod).cwiseProduct(coordinates(rod) - rest);
+}
+
+double potential(const SuperHelix& rod) {
+  const Energies e = energies(rod);
+  double v = e.elastic + e.gravity;
+  if (!rod.end_force.empty())
+    for (std::size_t q = 0; q < rod.elements.size(); ++q)
+      v -= rod.end_force[q].dot(end_point(rod, int(q), rod.time));
+  return v;
+}
+
+}  // namespace
+
+StaticReport solve_static(SuperHelix& rod, double tolerance, int max_iterations) {
+  StaticReport report;
+  const int n = rod.coordinate_count();
+  for (report.iterations = 0; report.iterations < max_iterations; ++report.iterations) {
+    VecX q = coordinates(rod);
+    const VecX g = static_forces(rod);
+    report.residual = g.norm();
+    if (!std::isfinite(report.residual)) break;
+    if (report.residual <= tolerance) {
+      report.converged = true;
+      break;
+    }
+    // Hessian of the potential, −∂g/∂q, by central differences (symmetrised).
+    MatX hessian(n, n);
+    const VecX scale = stiffness_diagonal(rod);
+    for (int j = 0; j < n; ++j) {
+      const double step = 1e-6 * std::max(1.0, std::abs(q(j)));
+      VecX qp = q, qm = q;
+      qp(j) += step, qm(j) -= step;
+      set_coordinates(rod, qp);
+      const VecX gp = static_forces(rod);
+      set_coordinates(rod, qm);
+      const VecX gm = static_forces(rod);
+      hessian.col(j) = -(gp - gm) / (2 * step);
+    }
+    set_coordinates(rod, q);
+    hessian = 0.5 * (hessian + hessian.transpose()).eval();
+    // Newton's direction where the Hessian is positive definite, else a stiffness-scaled
+    // gradient step; then halve until the potential decreases.
+    Eigen::LDLT<MatX> ldlt(hessian);
+    VecX dq = ldlt.solve(g);
+    if (ldlt.info() != Eigen::Success || !(dq.dot(g) > 0) || !dq.allFinite())
+      dq = g.cwiseQuotient(scale);
+    // The potential with Armijo's condition (a couple at an end has no potential: then the
+    // generalized forces' norm) and the potential's round-off as slack near the solution.
+    const bool conservative = rod.end_moment.empty();
+    const double v0 = potential(rod);
+    double alpha = 1;
+    for (int halving = 0; halving < 40; ++halving, alpha /= 2) {
+      set_coordinates(rod, q + alpha * dq);
+      const bool better =
+          conservative ? potential(rod) <= v0 - 1e-4 * alpha * g.dot(dq) + 1e-13 * std::abs(v0)
+                       : static_forces(rod).norm() < (1 - 1e-4 * alpha) * report.residual;
+      if (better || alpha < 1e-10) break;
+    }
+  }
+  return report;
+}
+
+}  // namespace hairsim::super_helix
+
+namespace hairsim::super_helix {
+
+Fit fit_polyline(const std::vector<Vec3>& points, int elements) {
+  std::vector<double> s(points.size(), 0.0);
+  for (std::size_t i = 1; i < points.size(); ++i)
+    s[i] = s[i - 1] + (points[i] - points[i - 1]).norm();
+  const double length = s.back(), ell = length / elements;
+  // Root frame: the first edge's tangent and any normal (the fit's twist absorbs the choice).
+  const Vec3 t0 = (points[1] - points[0]).normalized();
+  Vec3 n1 = t0.cross(std::abs(t0.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).normalized();
+  Mat3 frame;
+  frame << t0, n1, t0.cross(n1);
+  Fit fit{chain(elements, length, Vec3::Zero(), points[0], frame), 0};
+  SuperHelix& rod = fit.rod;
+  Vec3 start = points[0];
+  Vec3 kappa = Vec3::Zero();
+  if (points.size() >= 3) {  // the first vertex's curvature binormal, in the root frame
+    const Vec3 a = points[1] - points[0], b = points[2] - points[1];
+    kappa = frame.transpose() *
+            (2 * a.cross(b) / (a.norm() * b.norm() + a.dot(b)) / (0.5 * (a.norm() + b.norm())));
+  }
+  std::size_t first = 0;
+  for (int q = 0; q < elements; ++q) {
+    // The polyline points over this element's span (its end included).
+    std::vector<std::pair<double, Vec3>> targets;
+    for (std::size_t i = first; i < points.size() && s[i] <= (q + 1) * ell * (1 + 1e-12); ++i)
+      targets.emplace_back(s[i] - q * ell, points[i]);
+    auto residual = [&](const Vec3& k, VecX& r, MatX& jac) {
+      r.resize(3 * int(targets.size()));
+      jac.resize(r.size(), 3);
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        const ElementPoint e = element_point(k, Vec3::Zero(), std::max(targets[i].first, 0.0));
+        r.segment<3>(3 * int(i)) = start + frame * e.p - targets[i].second;
+        jac.middleRows<3>(3 * int(i)) = frame * e.P;
+      }
+    };
+    VecX r;
+    MatX jac;
+    double lambda = 1e-3;
+    residual(kappa, r, jac);
+    for (int it = 0; it < 100 && r.norm() > 1e-14 * length; ++it) {
+      const MatX jtj = jac.transpose() * jac;
+      MatX a = jtj;
+      a.diagonal() += lambda * (jtj.diagonal().array() + 1e-12).matrix();
+      const Vec3 next = kappa - a.ldlt().solve(jac.transpose() * r);
+      VecX r_next;
+      MatX jac_next;
+      residual(next, r_next, jac_next);
+      if (r_next.norm() < r.norm()) {
+        kappa = next, r = r_next, jac = jac_next, lambda = std::max(lambda / 4, 1e-12);
+      } else {
+        lambda *= 8;
+        if (lambda > 1e12) break;
+      }
+    }
+    rod.elements[std::size_t(q)].rest_curvature = kappa;
+    rod.curvature[std::size_t(q)] = kappa;
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      fit.max_error = std::max(fit.max_error, r.segment<3>(3 * int(i)).norm());
+    const ElementPoint end = element_point(kappa, Vec3::Zero(), ell);
+    start += frame * end.p;
+    frame = frame * end.E;
+    while (first < points.size() && s[first] < (q + 1) * ell) ++first;
+  }
+  return fit;
+}
+
+}  // namespace hairsim::super_helix

@@ -1,0 +1,255 @@
+#include "reference/super_helix/super_helix_scene.hpp"
+
+#include <Eigen/Geometry>  // cross
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "hairsim/error.hpp"
+
+namespace hairsim::super_helix {
+namespace {
+
+using scene::JsonReader;
+
+// rod.shape "tree": rod.tree = [{"parent": index or -1, "length": m, "curvature": [κ0, κ1, κ2]}]
+// in order (a parent before its children), the root frame from rod.direction.
+SuperHelix parse_tree(JsonReader& rod, const Vec3& origin, const Vec3& direction) {
+  SuperHelix out;
+  const Vec3 t0 = direction.normalized();
+  const Vec3 n1 = t0.cross(std::abs(t0.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).normalized();
+  out.root_point = origin;
+  out.root_frame << t0, n1, t0.cross(n1);
+  std::vector<JsonReader> items = rod.objects("tree");
+  if (items.empty()) rod.fail("tree", "needs at least one element");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    JsonReader& e = items[i];
+    Element element;
+    element.parent = e.integer("parent", int(i) - 1, -1, int(i) - 1);
+    element.length = e.number("length", std::nullopt, "> 0", scene::positive);
+    element.rest_curvature = e.vec3("curvature", Vec3::Zero());
+    e.finish();
+    out.elements.push_back(element);
+    out.curvature.push_back(element.rest_curvature);
+    out.curvature_rate.push_back(Vec3::Zero());
+  }
+  return out;
+}
+
+// The longest root-to-leaf path (m).
+double longest_path(const SuperHelix& rod) {
+  std::vector<double> reach(rod.elements.size());
+  double longest = 0;
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    const int p = rod.elements[q].parent;
+    reach[q] = (p < 0 ? 0 : reach[std::size_t(p)]) + rod.elements[q].length;
+    longest = std::max(longest, reach[q]);
+  }
+  return longest;
+}
+
+}  // namespace
+
+SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
+  JsonReader top(document, "");
+  SuperHelixScene sc;
+  top.string("model", std::nullopt);  // "super_helix": the model table sent the scene here
+  const std::string backend = top.string("backend", "reference");
+  if (backend != "reference")
+    top.fail("backend", "model 'super_helix' runs on the reference backend only so far (got '" +
+                            backend + "')");
+  for (const char* key : {"loads", "damping", "body", "initial", "obstacles"})
+    if (top.has(key)) top.fail(key, "is not supported by model 'super_helix'");
+  JsonReader rod = top.object("rod");
+  const std::string shape = rod.string("shape", "straight");
+  const Vec3 direction = rod.vec3("direction", Vec3::UnitX());
+  if (!(direction.norm() > 0)) rod.fail("direction", "must be non-zero");
+  const Vec3 origin = rod.vec3("origin", Vec3::Zero());
+  const std::string root = rod.string("root", "clamped"), tip = rod.string("tip", "free");
+  if (root != "clamped") rod.fail("root", "model 'super_helix' takes a clamped root only");
+  if (tip != "free") rod.fail("tip", "model 'super_helix' takes free tips only");
+  if (shape == "tree") {
+    sc.rod = parse_tree(rod, origin, direction);
+  } else {
+    if (shape == "ring") rod.fail("shape", "model 'super_helix' takes open rods only");
+    const int elements = rod.integer("elements", 10, 1, 100000);
+    const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, 1000000);
+    const scene::RodShape rod_shape =
+        scene::parse_rod_shape(rod, shape, origin, direction.normalized(), edges, true, false);
+    Fit fit = fit_polyline(rod_shape.x, elements);
+    sc.rod = std::move(fit.rod);
+    sc.fit_error = fit.max_error;
+  }
+  JsonReader root_motion = rod.object("root_motion");
+  sc.rod.motion = scene::parse_clamp_motion(root_motion);
+  const Vec3 tip_force = rod.vec3("tip_force", Vec3::Zero());
+  rod.finish();
+  sc.length = longest_path(sc.rod);
+  if (!tip_force.isZero()) {  // on every leaf
+    sc.rod.end_force.assign(sc.rod.elements.size(), Vec3::Zero());
+    for (std::size_t q = 0; q < sc.rod.elements.size(); ++q) {
+      bool leaf = true;
+      for (const Element& e : sc.rod.elements) leaf = leaf && e.parent != int(q);
+      if (leaf) sc.rod.end_force[q] = tip_force;
+    }
+  }
+
+  const scene::Stiffness k = scene::parse_rod_material(top.object("material"));
+  sc.rod.stiffness = Vec3(k.twist, k.bending, k.bending);
+  sc.rod.linear_density = k.linear_density;
+  sc.rod.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
+  JsonReader air = top.object("air");
+  sc.rod.drag_normal = air.number("drag_normal", 0.0, ">= 0", scene::non_negative);
+  sc.rod.drag_tangent =
+      air.number("drag_tangent", sc.rod.drag_normal / 2, ">= 0", scene::non_negative);
+  sc.rod.wind = air.vec3("wind", Vec3::Zero());
+  air.finish();
+
+  JsonReader solver = top.object("solver");
+  const std::string method = solver.string("method", "recursive");
+  if (method != "recursive" && method != "composite")
+    solver.fail("method", "must be 'recursive' or 'composite' (got '" + method + "')");
+  sc.method = method == "recursive" ? Method::recursive : Method::composite;
+  sc.paper_first_pass = solver.boolean("paper_first_pass", false);
+  const std::string twist = solver.string("twist", "frozen");
+  if (twist != "frozen" && twist != "free")
+    solver.fail("twist", "must be 'frozen' or 'free' (got '" + twist + "')");
+  sc.rod.twist = twist == "frozen" ? Twist::frozen : Twist::free;
+  sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
+  sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
+  solver.finish();
+
+  // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
+  const double time_scale = std::sqrt(k.linear_density * std::pow(sc.length, 4) / k.bending);
+  const double weight = k.linear_density * sc.length * sc.rod.gravity.norm();
+  const double moment_scale = weight > 0 ? weight * sc.length : k.bending / sc.length;
+  JsonReader time = top.object("time");
+  const std::string integrator = time.string("integrator", "semi_implicit");
+  if (integrator != "semi_implicit")
+    time.fail("integrator", "model 'super_helix' steps semi-implicit Euler only ([BAC*06])");
+  JsonReader st = top.object("static");
+  sc.static_mode = st.boolean("enabled", false);
+  sc.dt = time.number("dt", 1e-3 * time_scale, "> 0", scene::positive);
+  sc.steps = time.integer("steps", sc.static_mode ? 0 : 1000, 0, 1'000'000'000);
+  time.finish();
+  sc.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
+  st.finish();
+  JsonReader output = top.object("output");
+  sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
+  output.finish();
+  top.finish();
+  return sc;
+}
+
+namespace {
+
+nlohmann::json array(const Vec3& v) {
+  return nlohmann::json::array({v.x(), v.y(), v.z()});
+}
+
+// The last point of every leaf element.
+std::vector<Vec3> tips(const SuperHelix& rod) {
+  std::vector<Vec3> out;
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    bool leaf = true;
+    for (const Element& e : rod.elements) leaf = leaf && e.parent != int(q);
+    if (leaf) out.push_back(end_point(rod, int(q), rod.time));
+  }
+  return out;
+}
+
+nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport* st, double wall) {
+  const Energies e = energies(sc.rod);
+  nlohmann::json tip_list = nlohmann::json::array();
+  for (const Vec3& t : tips(sc.rod)) tip_list.push_back(array(t));
+  nlohmann::json out = {
+      {"model", "super_helix"},
+      {"backend", "reference"},
+      {"mode", sc.static_mode ? "static" : "dynamic"},
+      {"integrator", "semi_implicit"},
+      {"steps", steps},
+      {"dt_s", sc.dt},
+      {"wall_time_s", wall},
+      {"energies_J", {{"kinetic", e.kinetic}, {"elastic", e.elastic}, {"gravity", e.gravity}}},
+      {"finite", true},
+      {"length_m", sc.length},
+      {"clamp_point_m", array(sc.rod.root_point)},
+      {"tip_position_m", array(tips(sc.rod).back())},
+      {"tips_m", tip_list},
+      {"solver",
+       {{"method", sc.method == Method::recursive ? "recursive" : "composite"},
+        {"paper_first_pass", sc.paper_first_pass},
+        {"twist", sc.rod.twist == Twist::frozen ? "frozen" : "free"},
+        {"elements", sc.rod.elements.size()},
+        {"coordinates", sc.rod.coordinate_count()},
+        {"quadrature_points_per_element", sc.rod.quadrature},
+        {"fit_max_error_m", sc.fit_error}}}};
+  if (st)
+    out["static"] = {{"converged", st->converged},
+                     {"newton_iterations", st->iterations},
+                     {"residual_N_m", st->residual}};
+  return out;
+}
+
+}  // namespace
+
+scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
+  const auto start = std::chrono::steady_clock::now();
+  std::ostringstream trace;
+  trace.precision(10);
+  auto trace_row = [&](int s) {
+    const Energies e = energies(sc.rod);
+    const Vec3 tip = tips(sc.rod).back();
+    trace << s << "," << sc.rod.time << "," << tip.x() << "," << tip.y() << "," << tip.z() << ","
+          << e.kinetic << "," << e.elastic << "," << e.gravity << "\n";
+  };
+  if (sc.trace_every > 0) {
+    trace << "step,time_s,tip_x_m,tip_y_m,tip_z_m,kinetic_J,elastic_J,gravity_J\n";
+    trace_row(0);
+  }
+  int steps = 0;
+  try {
+    for (; steps < sc.steps; ++steps) {
+      step(sc.rod, sc.dt, sc.method, sc.paper_first_pass);
+      if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
+    }
+  } catch (const RunFailure& e) {
+    throw RunFailure("strand 0, step " + std::to_string(steps + 1), e.why());
+  }
+  StaticReport st;
+  if (sc.static_mode) {
+    st = solve_static(sc.rod, sc.static_tolerance);
+    if (!st.converged)
+      throw RunFailure("static", "no equilibrium after " + std::to_string(st.iterations) +
+                                     " Newton iterations (generalized force " +
+                                     std::to_string(st.residual) + " N m)");
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {summary(sc, steps, sc.static_mode ? &st : nullptr, wall),
+          sc.trace_every > 0 ? trace.str() : std::string()};
+}
+
+StrandSet rod_strands(const SuperHelixScene& sc) {
+  // One strand per leaf: its path from the root, `samples_per_element` segments per element.
+  const SuperHelix& rod = sc.rod;
+  const int m = sc.samples_per_element;
+  const std::vector<Vec3> points = centerline(rod, m, rod.time);
+  StrandSet out;
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    bool leaf = true;
+    for (const Element& e : rod.elements) leaf = leaf && e.parent != int(q);
+    if (!leaf) continue;
+    std::vector<int> path;
+    for (int e = int(q); e >= 0; e = rod.elements[std::size_t(e)].parent)
+      path.insert(path.begin(), e);
+    std::vector<Vec3> strand;
+    for (std::size_t i = 0; i < path.size(); ++i)
+      for (int j = (i == 0 ? 0 : 1); j <= m; ++j)
+        strand.push_back(points[std::size_t(path[i]) * std::size_t(m + 1) + std::size_t(j)]);
+    out.add_strand(strand);
+  }
+  return out;
+}
+
+}  // namespace hairsim::super_helix

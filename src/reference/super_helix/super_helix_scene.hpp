@@ -1,0 +1,35 @@
+#pragma once
+// Single-rod scenes with model "super_helix" on the reference backend (docs/scenes.md,
+// docs/models/super-helices.md): parse and validate, fit the rod, run it, report.
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "hairsim/strands.hpp"
+#include "reference/super_helix/super_helix_rod.hpp"
+#include "scene/rod_scene.hpp"
+
+namespace hairsim::super_helix {
+
+struct SuperHelixScene {
+  SuperHelix rod;
+  Method method = Method::recursive;
+  bool paper_first_pass = false;
+  double length = 1;     // m (the longest root-to-tip path)
+  double fit_error = 0;  // m, the fit's largest distance from the rest polyline
+  double dt = 0;         // s
+  int steps = 0;
+  bool static_mode = false;
+  double static_tolerance = 0;  // N m, on the generalized forces
+  int trace_every = 0;
+  int samples_per_element = 8;  // centreline points per element in --final
+};
+
+// Throws Error naming the JSON path of the first bad or unknown field.
+SuperHelixScene parse_super_helix_scene(const nlohmann::json& document);
+// Runs `steps` semi-implicit steps, then, in static mode, Newton to equilibrium. Throws
+// RunFailure naming the step on a non-finite state or an equilibrium not reached.
+scene::SceneRun run_super_helix_scene(SuperHelixScene& scene);
+// The centreline as strands: one per root-to-leaf path.
+StrandSet rod_strands(const SuperHelixScene& scene);
+
+}  // namespace hairsim::super_helix

@@ -1,0 +1,365 @@
+// Super-Helices reference (issue 18; Bertails 2009): the element's closed forms against
+// independent computations, recursive against composite dynamics, and the physical validations
+// with their expected values' sources.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "reference/super_helix/super_helix_rod.hpp"
+#include "super_helix/helix_series.hpp"
+
+namespace hairsim::super_helix {
+namespace {
+
+using kernels::super_helix::helix_series;
+
+// --- The series of helix_series.hpp --------------------------------------------------------------
+
+TEST(SuperHelixSeries, MatchesClosedFormsAndTheirDerivatives) {
+  // f1 = sin θ/θ, f2 = (1 − cos θ)/θ², f3 = (θ − sin θ)/θ³ in long double on both sides of the
+  // switch at y = 4; derivatives against central differences of the long-double closed forms.
+  auto exact = [](int n, long double y) -> long double {
+    const long double t = std::sqrt(y);
+    if (n == 1) return std::sin(t) / t;
+    if (n == 2) return (1 - std::cos(t)) / y;
+    return (t - std::sin(t)) / (y * t);
+  };
+  for (double y : {0.3, 1.0, 3.9, 4.1, 9.0, 30.0, 200.0}) {
+    const auto s = helix_series(y);
+    for (int n = 1; n <= 3; ++n) {
+      const long double h = 1e-5L * y;
+      const long double d1 = (exact(n, y + h) - exact(n, y - h)) / (2 * h);
+      const long double d2 = (exact(n, y + h) - 2 * exact(n, y) + exact(n, y - h)) / (h * h);
+      EXPECT_NEAR(s.f[n], double(exact(n, y)), 1e-15) << "n " << n << " y " << y;
+      EXPECT_NEAR(s.df[n], double(d1), 1e-10) << "n " << n << " y " << y;
+      EXPECT_NEAR(s.ddf[n], double(d2), 1e-6) << "n " << n << " y " << y;
+    }
+  }
+  // At y = 0: 1/n!, −1/(n+2)!, 2/(n+4)! (the series' first coefficients).
+  const auto s0 = helix_series(0.0);
+  EXPECT_DOUBLE_EQ(s0.f[1], 1.0);
+  EXPECT_DOUBLE_EQ(s0.f[3], 1.0 / 6);
+  EXPECT_DOUBLE_EQ(s0.df[2], -1.0 / 24);
+  EXPECT_DOUBLE_EQ(s0.ddf[1], 2.0 / 120);
+}
+
+// --- Validation 2: the element's kinematics and Jacobians
+// ------------------------------------------
+
+const Vec3 kKappas[] = {Vec3(0, 0, 0), Vec3(0.3, -1.2, 0.7), Vec3(40, 150, -90),
+                        Vec3(1e-5, 2e-5, 0), Vec3(5, 0, 0)};
+
+TEST(SuperHelixKinematics, FrameAndCentrelineMatchIndependentComputations) {
+  // E = exp(u[κ]×) against Eigen's angle-axis; p = ∫₀ᵘ E e0 against a 64-point Gauss rule on 16
+  // pieces of E by angle-axis: both to 1e-13 (relative to u).
+  for (const Vec3& kappa : kKappas) {
+    const double u = 0.05;
+    const ElementPoint e = element_point(kappa, Vec3::Zero(), u);
+    const double angle = u * kappa.norm();
+    const Mat3 exact = angle > 0 ? Eigen::AngleAxisd(angle, kappa.normalized()).toRotationMatrix()
+                                 : Mat3::Identity();
+    EXPECT_LE((e.E - exact).norm(), 1e-14) << kappa.transpose();
+    const Quadrature& rule = gauss_legendre(64);
+    Vec3 p = Vec3::Zero();
+    for (int piece = 0; piece < 16; ++piece)
+      for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+        const double s = u * (piece + rule.nodes[g]) / 16;
+        const Mat3 r =
+            kappa.norm() > 0
+                ? Eigen::AngleAxisd(s * kappa.norm(), kappa.normalized()).toRotationMatrix()
+                : Mat3::Identity();
+        p += u / 16 * rule.weights[g] * r.col(0);
+      }
+    EXPECT_LE((e.p - p).norm(), 1e-13 * u) << kappa.transpose();
+  }
+}
+
+TEST(SuperHelixKinematics, JacobiansMatchFiniteDifferences) {
+  // P = ∂p/∂κ, Ψ (δθ = Ψ δκ: E(κ + ε δ) Eᵀ ≈ I + ε [Ψ δ]×), p2 = ∂²p[κ̇, κ̇] and psi2 =
+  // (d/dt Ψ) κ̇ against central differences, to 1e-6 relative (validation 2).
+  const Vec3 rate(0.7, -2.0, 1.3);
+  for (const Vec3& kappa : kKappas) {
+    const double u = 0.08, eps = 1e-5;
+    const ElementPoint e = element_point(kappa, rate, u);
+    const double scale_p = u * u, scale_psi = u;
+    for (int j = 0; j < 3; ++j) {
+      const Vec3 d = Vec3::Unit(j) * eps;
+      const ElementPoint plus = element_point(kappa + d, rate, u),
+                         minus = element_point(kappa - d, rate, u);
+      const Vec3 dp = (plus.p - minus.p) / (2 * eps);
+      EXPECT_LE((e.P.col(j) - dp).norm(), 1e-6 * scale_p) << kappa.transpose() << " j " << j;
+      const Mat3 dr = (plus.E - minus.E) / (2 * eps) * e.E.transpose();  // [Ψ e_j]×
+      const Vec3 theta(dr(2, 1), dr(0, 2), dr(1, 0));
+      EXPECT_LE((e.Psi.col(j) - theta).norm(), 1e-6 * scale_psi) << kappa.transpose();
+    }
+    const double h = 1e-4;
+    const ElementPoint plus = element_point(kappa + h * rate, rate, u),
+                       minus = element_point(kappa - h * rate, rate, u);
+    const Vec3 p2 = (plus.p - 2 * e.p + minus.p) / (h * h);
+    EXPECT_LE((e.p2 - p2).norm(), 1e-6 * scale_p * u * rate.squaredNorm()) << kappa.transpose();
+    const Vec3 psi2 = (plus.Psi - minus.Psi) * rate / (2 * h);
+    EXPECT_LE((e.psi2 - psi2).norm(), 1e-6 * scale_psi * u * rate.squaredNorm())
+        << kappa.transpose();
+  }
+}
+
+// A rod for the dynamics tests: N elements, some curl, a random state.
+SuperHelix random_rod(int elements, double curl, unsigned seed, bool tree) {
+  const Mat3 frame = Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()).toRotationMatrix();
+  SuperHelix rod =
+      chain(elements, 0.3, Vec3(curl * 0.2, curl, 0.3 * curl), Vec3(0.1, 0.2, -0.1), frame);
+  if (tree)  // branches: elements 3 and 5 also continue element 1; 6 continues 3
+    for (std::size_t q = 0; q < rod.elements.size(); ++q)
+      rod.elements[q].parent = q == 3 || q == 5 ? 1 : (q == 6 ? 3 : int(q) - 1);
+  rod.stiffness = Vec3(2e-5, 3e-5, 2.5e-5);
+  rod.linear_density = 2e-3;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uni(-1, 1);
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    rod.curvature[q] += Vec3(uni(rng), uni(rng), uni(rng)) * 10;
+    rod.curvature_rate[q] = Vec3(uni(rng), uni(rng), uni(rng)) * 50;
+  }
+  // The frozen twist stays at its rest value with no rate.
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    rod.curvature[q](0) = rod.elements[q].rest_curvature(0);
+    rod.curvature_rate[q](0) = 0;
+  }
+  return rod;
+}
+
+TEST(SuperHelixDynamics, MassMatrixIsTheKineticEnergysHessian) {
+  // Validation 2 (mass matrix): T = ½ q̇ᵀ M q̇ (the quadrature of ½∫ρS|ṙ|², energies()), so
+  // ∂²T/∂q̇_i∂q̇_j by central differences (exact for a quadratic, up to round-off) equals M.
+  SuperHelix rod = random_rod(5, 20, 3, false);
+  const MatX m = composite_system(rod, 0).mass;
+  const VecX qdot = rates(rod);
+  const int n = rod.coordinate_count();
+  double worst = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double h = 1e-2;
+      auto t = [&](double di, double dj) {
+        VecX v = qdot;
+        v(i) += di, v(j) += dj;
+        set_rates(rod, v);
+        return energies(rod).kinetic;
+      };
+      const double d = (t(h, h) - t(h, -h) - t(-h, h) + t(-h, -h)) / (4 * h * h);
+      worst = std::max(worst, std::abs(d - m(i, j)) / m.norm());
+    }
+  std::cout << "mass matrix vs Hessian of T: " << worst << " relative\n";
+  EXPECT_LE(worst, 1e-9);
+}
+
+// --- Validation 1: recursive against composite
+// ------------------------------------------------------
+
+struct Case {
+  const char* name;
+  double curl;
+  bool tree, gravity, loads, moving;
+};
+
+TEST(SuperHelixDynamics, RecursiveAccelerationsEqualComposite) {
+  // The same frozen-twist equations (9) solved by the O(N²)-assembled LDLᵀ and by the two passes
+  // of §4: q̈ equal to 1e-10 relative, with h = 0 (the equations of motion) and h = Δt (the
+  // semi-implicit system); straight and curly, chain and tree, with gravity, a tip force, air
+  // drag in a wind and a moving clamp.
+  const Case cases[] = {{"straight chain", 0, false, false, false, false},
+                        {"curly chain", 60, false, true, false, false},
+                        {"curly chain, loads, moving root", 60, false, true, true, true},
+                        {"tree", 30, true, true, true, true}};
+  for (const Case& c : cases)
+    for (double h : {0.0, 1e-3}) {
+      SuperHelix rod = random_rod(8, c.curl, 11, c.tree);
+      if (c.gravity) rod.gravity = Vec3(0, -9.81, 0.5);
+      if (c.loads) {
+        rod.end_force.assign(rod.elements.size(), Vec3::Zero());
+        rod.end_force.back() = Vec3(1e-3, 2e-3, -1e-3);
+        rod.drag_normal = 1e-4, rod.drag_tangent = 5e-5;
+        rod.wind = Vec3(1, 0, 0.5);
+        rod.internal_friction = 0.01;
+      }
+      if (c.moving) {
+        rod.motion.translation_amplitude = Vec3(0.02, 0.01, 0);
+        rod.motion.rotation_amplitude = Vec3(0.3, 0.2, 0.1);
+        rod.motion.frequency = 2;
+      }
+      const VecX composite = accelerations(rod, Method::composite, h, 0.13);
+      const VecX recursive = accelerations(rod, Method::recursive, h, 0.13);
+      const double relative = (recursive - composite).norm() / composite.norm();
+      std::cout << c.name << ", h = " << h << ": |q̈| " << composite.norm() << ", relative "
+                << relative << "\n";
+      EXPECT_LE(relative, 1e-10) << c.name << " h " << h;
+    }
+}
+
+// --- Validation 3: a helix at rest stays at rest
+// -----------------------------------------------------
+
+TEST(SuperHelixStatics, HelixOnItsRestShapeStaysExactlyAtRest) {
+  // One element is an exact helix: with κ = κ⁰, no velocity and no load every force is zero, so
+  // q̈ = 0 exactly and 1000 steps leave every point where it was (to the bit).
+  const double radius = 0.01, pitch = 0.03, c = pitch / (2 * M_PI);
+  const double curvature = radius / (radius * radius + c * c),
+               torsion = c / (radius * radius + c * c);
+  SuperHelix rod = chain(1, 0.3, Vec3(torsion, curvature, 0), Vec3::Zero(), Mat3::Identity());
+  for (Method m : {Method::composite, Method::recursive}) {
+    SuperHelix r = rod;
+    const std::vector<Vec3> before = centerline(r, 16, 0);
+    for (int s = 0; s < 1000; ++s) step(r, 1e-3, m);
+    const std::vector<Vec3> after = centerline(r, 16, r.time);
+    double moved = 0;
+    for (std::size_t i = 0; i < before.size(); ++i)
+      moved = std::max(moved, (after[i] - before[i]).norm());
+    EXPECT_EQ(moved, 0.0);
+  }
+}
+
+// --- Validation 4: the heavy cantilever
+// -------------------------------------------------------------
+
+// DER's cantilever_gravity scene: L = EI = ρS = 1, gravity Γ along −y, clamped horizontally.
+double cantilever_drop(int elements, double gamma) {
+  SuperHelix rod = chain(elements, 1.0, Vec3::Zero(), Vec3::Zero(), Mat3::Identity());
+  rod.stiffness = Vec3(1, 1, 1);
+  rod.linear_density = 1;
+  rod.gravity = Vec3(0, -gamma, 0);
+  const StaticReport r = solve_static(rod, 1e-12 * gamma);
+  EXPECT_TRUE(r.converged) << "Γ " << gamma << " residual " << r.residual;
+  return -end_point(rod, elements - 1, 0).y();
+}
+
+TEST(SuperHelixStatics, HeavyCantileverDropMatchesTheElastica) {
+  // drop/L within 1e-3 of the inextensible heavy elastica's 0.123471, 0.700200, 0.937524 at
+  // Γ = 1, 10, 100 (the values DER and Cosserat are checked against), 32 elements (24 give
+  // 1.002e-3 at Γ = 100: the error falls as N⁻², next test).
+  const std::pair<double, double> cases[] = {{1, 0.123471}, {10, 0.700200}, {100, 0.937524}};
+  for (const auto& [gamma, expected] : cases) {
+    const double drop = cantilever_drop(32, gamma);
+    std::cout << "Γ = " << gamma << ": drop/L " << drop << " (elastica " << expected << ")\n";
+    EXPECT_NEAR(drop / expected, 1.0, 1e-3) << "Γ " << gamma;
+  }
+}
+
+TEST(SuperHelixStatics, CantileverConvergesAtSecondOrderInTheElements) {
+  // Piecewise-constant curvature: the drop's error falls as N⁻² (observed order ≥ 1.8).
+  const double d6 = cantilever_drop(6, 10), d12 = cantilever_drop(12, 10),
+               d24 = cantilever_drop(24, 10);
+  const double order = std::log2(std::abs(d6 - d12) / std::abs(d12 - d24));
+  std::cout << "drops " << d6 << " " << d12 << " " << d24 << ", order " << order << "\n";
+  EXPECT_GE(order, 1.8);
+}
+
+// --- Validation 6: the cantilever's first frequency ----------------------------------------------
+
+TEST(SuperHelixDynamics, CantileverFirstFrequency) {
+  // ω1 = 3.5160 √(EI / ρS L⁴) (Euler-Bernoulli, (1.8751)²): from the linearised equations
+  // (eigenvalues of M⁻¹K at the straight rest state, 0.5 %), and from a small free oscillation
+  // stepped semi-implicitly at Δt = T1/2000 (zero crossings over 3 periods, 0.5 %).
+  const double expected = 3.5160;
+  const int elements = 12;
+  SuperHelix rod = chain(elements, 1.0, Vec3::Zero(), Vec3::Zero(), Mat3::Identity());
+  rod.stiffness = Vec3(1, 1, 1);
+  const MatX m = composite_system(rod, 0).mass;
+  const VecX k = stiffness_diagonal(rod);
+  Eigen::GeneralizedSelfAdjointEigenSolver<MatX> modes(MatX(k.asDiagonal()), m);
+  const double omega = std::sqrt(modes.eigenvalues().minCoeff());
+  std::cout << "linearised ω1 " << omega << " (beam " << expected << ")\n";
+  EXPECT_NEAR(omega / expected, 1.0, 5e-3);
+
+  // The free oscillation: the first mode in the x-y plane (the κ2 coordinates) at 1e-4
+  // amplitude, released.
+  const int n = rod.coordinate_count();
+  MatX m2(elements, elements);
+  VecX k2(elements);
+  for (int i = 0; i < elements; ++i) {
+    k2(i) = k(2 * i + 1);
+    for (int j = 0; j < elements; ++j) m2(i, j) = m(2 * i + 1, 2 * j + 1);
+  }
+  Eigen::GeneralizedSelfAdjointEigenSolver<MatX> planar(MatX(k2.asDiagonal()), m2);
+  const VecX shape = planar.eigenvectors().col(0);
+  const double period = 2 * M_PI / expected, dt = period / 2000;
+  VecX q0 = VecX::Zero(n);
+  for (int i = 0; i < elements; ++i) q0(2 * i + 1) = 1e-4 * shape(i) / shape.cwiseAbs().maxCoeff();
+  set_coordinates(rod, q0);
+  double last_y = end_point(rod, elements - 1, 0).y(), first_crossing = -1, crossing = -1;
+  int crossings = 0;
+  for (int s = 1; s < 8000 && crossings < 7; ++s) {
+    step(rod, dt, Method::recursive);
+    const double y = end_point(rod, elements - 1, rod.time).y();
+    if ((y > 0) != (last_y > 0)) {
+      const double t = rod.time - dt * y / (y - last_y);
+      if (crossings == 0) first_crossing = t;
+      crossing = t;
+      ++crossings;
+    }
+    last_y = y;
+  }
+  ASSERT_EQ(crossings, 7);
+  const double measured = 2 * M_PI / ((crossing - first_crossing) / 3);
+  std::cout << "stepped ω1 " << measured << "\n";
+  EXPECT_NEAR(measured / expected, 1.0, 5e-3);
+}
+
+// --- Validation 5: the helical spring's axial compliance -----------------------------------------
+
+// Linear theory (Love §271, derived in test_der_wilberforce.cpp by Castigliano): a helix of coil
+// radius R, helix angle ψ, wire length L, A = EI, C = GJ, pulled along its axis by F through its
+// end (a rigid arm to the axis) extends by δ = F L R² (cos²ψ / C + sin²ψ / A) when its end may
+// turn about the axis. The deformed spring is again a helix (the moment F R e_φ is constant in
+// the material frame), so a single element is exact: checked with 1 and 5 elements for 5 turns,
+// F such that δ ~ 1e-6 L (linear), twist free (a frozen twist cannot take the cos²ψ / C part).
+double spring_extension(int elements, Twist twist, double& expected) {
+  const double radius = 1, psi = 20 * M_PI / 180, bending = 1.5, torsion_stiffness = 1;
+  const double turns = 5, length = turns * 2 * M_PI * radius / std::cos(psi);
+  const double curvature = std::cos(psi) * std::cos(psi) / radius,
+               torsion = std::sin(psi) * std::cos(psi) / radius;
+  // Start at (R, 0, 0) going up: t = cos ψ e_φ + sin ψ e_z, principal normal towards the axis.
+  const Vec3 t(0, std::cos(psi), std::sin(psi)), normal(-1, 0, 0);
+  Mat3 frame;
+  frame << t, normal, t.cross(normal);
+  SuperHelix rod = chain(elements, length, Vec3(torsion, 0, curvature), Vec3(radius, 0, 0), frame);
+  rod.stiffness = Vec3(torsion_stiffness, bending, bending);
+  rod.twist = twist;
+  const Vec3 tip = end_point(rod, elements - 1, 0);
+  const double force = 1e-6 /
+                       (std::cos(psi) * std::cos(psi) / torsion_stiffness +
+                        std::sin(psi) * std::sin(psi) / bending) /
+                       radius / radius;
+  const Vec3 f(0, 0, force), axis_point(0, 0, tip.z());
+  rod.end_force.assign(std::size_t(elements), Vec3::Zero());
+  rod.end_moment.assign(std::size_t(elements), Vec3::Zero());
+  rod.end_force.back() = f;
+  rod.end_moment.back() = (axis_point - tip).cross(f);
+  // Tolerance: the round-off of K (κ − κ⁰) here, ~1e-15 N m, is 1e-9 of F R.
+  const StaticReport r = solve_static(rod, 1e-8 * force * radius);
+  EXPECT_TRUE(r.converged) << r.residual;
+  expected =
+      force * length * radius * radius *
+      (std::cos(psi) * std::cos(psi) / torsion_stiffness + std::sin(psi) * std::sin(psi) / bending);
+  return end_point(rod, elements - 1, 0).z() - tip.z();
+}
+
+TEST(SuperHelixStatics, HelicalSpringAxialComplianceMatchesLinearTheory) {
+  for (int elements : {1, 5}) {
+    double expected = 0;
+    const double extension = spring_extension(elements, Twist::free, expected);
+    std::cout << elements << " element(s), twist free: extension " << extension << " (theory "
+              << expected << ")\n";
+    EXPECT_NEAR(extension / expected, 1.0, 1e-2) << elements;
+  }
+  // The frozen twist of §4.4 makes the spring stiffer: only the bending part remains.
+  double expected = 0;
+  const double frozen = spring_extension(5, Twist::frozen, expected);
+  std::cout << "twist frozen: extension " << frozen << " = " << frozen / expected
+            << " of the theory's\n";
+  EXPECT_LT(frozen, 0.5 * expected);
+}
+
+}  // namespace
+}  // namespace hairsim::super_helix
