@@ -63,5 +63,5 @@ while IFS=$'\t' read -r model _ _; do
       "penetration $max_penetration m; $(jq -r '.reason // empty' "$s")"
     failed=1
   fi
-done < <("$hairsim" models)
+done < <("$hairsim" models --backend cpu)
 exit $failed

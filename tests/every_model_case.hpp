@@ -21,10 +21,11 @@ namespace hairsim::test {
 
 constexpr int kEveryModelSteps = 100;
 
-// Every model of the table, by name: the generic tests' parameters.
+// Every model of the table with batched backends, by name: the generic tests' parameters.
 inline std::vector<std::string> registered_model_names() {
   std::vector<std::string> names;
-  for (const engine::Model& m : engine::models()) names.push_back(m.name);
+  for (const engine::Model& m : engine::models())
+    if (engine::runs_on(m, engine::Backend::cpu)) names.push_back(m.name);
   return names;
 }
 

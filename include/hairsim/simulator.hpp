@@ -124,6 +124,7 @@ struct ModelInfo {
   std::string name;                     // as SimulatorOptions::model and scenes spell it
   std::string description;              // the paper
   std::vector<Integrator> integrators;  // its steps; the first is its default
+  std::vector<Backend> backends;        // where it simulates hairstyles (empty: none yet)
 };
 std::vector<ModelInfo> registered_models();
 

@@ -254,6 +254,9 @@ PYBIND11_MODULE(_hairsim, m) {
       d["name"] = model.name;
       d["description"] = model.description;
       d["integrators"] = integrators;
+      py::list backends;
+      for (const engine::Backend b : model.backends) backends.append(to_string(b));
+      d["backends"] = backends;
       out.append(d);
     }
     return out;

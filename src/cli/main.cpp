@@ -346,9 +346,11 @@ int cmd_run(const RunArgs& a) {
   return run_rod(a, doc);
 }
 
-// The model table: "name<TAB>integrators<TAB>description" per model, the default first.
-int cmd_models() {
+// The model table: "name<TAB>integrators<TAB>description" per model, the default first; with a
+// backend, only the models that simulate hairstyles on it.
+int cmd_models(const std::string& backend) {
   for (const engine::Model& m : engine::models()) {
+    if (!backend.empty() && !engine::runs_on(m, engine::parse_backend(backend))) continue;
     std::string integrators;
     for (const engine::Integrator i : m.integrators) {
       if (!integrators.empty()) integrators += ',';
@@ -606,6 +608,11 @@ int run(int argc, char** argv) {
 
   auto* models_cmd = app.add_subcommand(
       "models", "List the rod models (name, integrators, paper), one per line, for scripts");
+  std::string models_backend;
+  models_cmd
+      ->add_option("--backend", models_backend,
+                   "only the models that simulate hairstyles on this backend")
+      ->check(CLI::IsMember({"reference", "cpu", "cuda"}));
 
   try {
     app.parse(argc, argv);
@@ -620,7 +627,7 @@ int run(int argc, char** argv) {
   if (*gener) return cmd_generate(gen);
   if (*runc) return cmd_run(run_args);
   if (*bench) return cmd_bench(bench_args);
-  if (*models_cmd) return cmd_models();
+  if (*models_cmd) return cmd_models(models_backend);
   if (*devices_cmd) {
     std::cout << engine::describe_devices().dump(2) << "\n";
     return 0;

@@ -37,6 +37,8 @@ struct Model {
   std::string name;                     // as scenes, --model and SimulatorOptions spell it
   std::string description;              // one line: the paper
   std::vector<Integrator> integrators;  // those it steps with; the first is the default
+  // The backends its hairstyle simulator runs on (empty: single-rod scenes only, so far).
+  std::vector<Backend> backends;
   // A hairstyle scene's "solver" object (an empty one when absent) as the model's settings.
   std::function<std::shared_ptr<const ModelSettings>(scene::JsonReader solver)> parse_settings;
   // A simulator of a checked setup (Simulator::create checks what is common to every model).
@@ -61,6 +63,9 @@ struct Model {
 // Whether `model` steps with the integrator named `name` ("implicit", "symplectic"), and its
 // integrators' names for messages ("'implicit' or 'symplectic'").
 bool steps_with(const Model& model, const std::string& name);
+// Whether `model` simulates hairstyles on `backend`; its backends' names for messages.
+bool runs_on(const Model& model, Backend backend);
+std::string backend_names(const Model& model);
 std::string integrator_names(const Model& model);
 
 // Every registered model, in the order of the table.

@@ -4,6 +4,7 @@
 #include "hairsim/error.hpp"
 #include "models/cosserat/cosserat_model.hpp"
 #include "models/der/der_model.hpp"
+#include "models/super_helix/super_helix_model.hpp"
 
 namespace hairsim::engine {
 
@@ -11,6 +12,7 @@ const std::vector<Model>& models() {
   static const std::vector<Model> table = {
       models::der_model(),
       models::cosserat_model(),
+      models::super_helix_model(),
   };
   return table;
 }
@@ -25,6 +27,18 @@ bool steps_with(const Model& model, const std::string& name) {
   for (const Integrator i : model.integrators)
     if (to_string(i) == name) return true;
   return false;
+}
+
+bool runs_on(const Model& model, Backend backend) {
+  for (const Backend b : model.backends)
+    if (b == backend) return true;
+  return false;
+}
+
+std::string backend_names(const Model& model) {
+  std::string names;
+  for (const Backend b : model.backends) names += (names.empty() ? "" : ", ") + to_string(b);
+  return names.empty() ? "none (single-rod scenes only, so far)" : names;
 }
 
 std::string integrator_names(const Model& model) {

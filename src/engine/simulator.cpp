@@ -60,6 +60,10 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
                                              const SimulatorOptions& options) {
   const engine::Model& model =
       engine::find_model(options.model.empty() ? engine::default_model() : options.model);
+  if (!engine::runs_on(model, options.backend))
+    throw Error("backend", "model '" + model.name +
+                               "' simulates hairstyles on: " + engine::backend_names(model) +
+                               " (asked: " + to_string(options.backend) + ")");
   const StrandSet& strands = setup.strands;
   if (strands.strand_count() == 0) throw Error("strands", "no strands to simulate");
   const std::size_t vertices = strands.strand_size(0);
@@ -114,7 +118,7 @@ void Simulator::restore_state(const std::string& state) {
 std::vector<ModelInfo> registered_models() {
   std::vector<ModelInfo> out;
   for (const engine::Model& m : engine::models())
-    out.push_back({m.name, m.description, m.integrators});
+    out.push_back({m.name, m.description, m.integrators, m.backends});
   return out;
 }
 

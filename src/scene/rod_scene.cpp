@@ -7,6 +7,7 @@
 
 #include "hairsim/material.hpp"
 #include "hairsim/strands.hpp"
+#include "reference/eigen_bridge.hpp"
 
 namespace hairsim::scene {
 Stiffness parse_rod_material(JsonReader m) {
@@ -94,6 +95,45 @@ std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double
 }
 
 }  // namespace
+
+// obstacles[i]: plane (point, normal), sphere (center, radius), capsule (a, b, radius),
+// cylinder (point, axis, radius; infinite). Static, in world coordinates; optional Coulomb
+// friction μ (0, the paper's frictionless contacts, by default).
+kernels::Collider<double> parse_obstacle(JsonReader o) {
+  kernels::Collider<double> c;
+  const std::string type = o.string("type", std::nullopt);
+  auto unit = [&](const char* key) {
+    const Vec3 v = o.vec3(key, std::nullopt);
+    if (!(v.norm() > 0)) o.fail(key, "must be non-zero");
+    return bridge::to_kernel(v.normalized());
+  };
+  auto radius = [&] { return o.number("radius", std::nullopt, "> 0", scene::positive); };
+  if (type == "plane") {
+    c.shape = kernels::ColliderShape::plane;
+    c.a = bridge::to_kernel(o.vec3("point", std::nullopt));
+    c.b = unit("normal");
+  } else if (type == "sphere") {
+    c.shape = kernels::ColliderShape::sphere;
+    c.a = bridge::to_kernel(o.vec3("center", std::nullopt));
+    c.radii = {radius(), 0, 0};
+  } else if (type == "capsule") {
+    c.shape = kernels::ColliderShape::capsule;
+    c.a = bridge::to_kernel(o.vec3("a", std::nullopt));
+    c.b = bridge::to_kernel(o.vec3("b", std::nullopt));
+    if (!(kernels::norm(c.b - c.a) > 0)) o.fail("b", "must differ from a");
+    c.radii = {radius(), 0, 0};
+  } else if (type == "cylinder") {
+    c.shape = kernels::ColliderShape::cylinder;
+    c.a = bridge::to_kernel(o.vec3("point", std::nullopt));
+    c.b = unit("axis");
+    c.radii = {radius(), 0, 0};
+  } else {
+    o.fail("type", "must be 'plane', 'sphere', 'capsule' or 'cylinder' (got '" + type + "')");
+  }
+  c.friction = o.number("friction", 0.0, ">= 0", scene::non_negative);
+  o.finish();
+  return c;
+}
 
 RodShape parse_rod_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
                          const Vec3& direction, int edges, bool clamped_root, bool clamped_tip) {

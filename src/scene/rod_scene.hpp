@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
 #include "scene/json_reader.hpp"
 
@@ -32,6 +33,11 @@ struct Stiffness {
 Stiffness parse_rod_material(JsonReader m);
 
 ClampMotion parse_clamp_motion(JsonReader m);
+
+// obstacles[i] of a single-rod scene: plane (point, normal), sphere (center, radius), capsule
+// (a, b, radius), cylinder (point, axis, radius; infinite), static, world frame, with an optional
+// Coulomb friction μ (default 0).
+kernels::Collider<double> parse_obstacle(JsonReader o);
 
 // Rest (and initial) vertices of the rod and its length, from rod.shape.
 struct RodShape {

@@ -20,7 +20,7 @@ namespace {
 using namespace cosserat_case;
 
 template <class T>
-void expect_device_follows_reference(double tolerance) {
+void expect_device_follows_reference([[maybe_unused]] double tolerance) {
 #ifndef HAIRSIM_HAVE_CUDA
   GTEST_SKIP() << "hairsim was built without CUDA (HAIRSIM_CUDA=OFF or no nvcc)";
 #else

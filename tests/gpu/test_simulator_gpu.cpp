@@ -16,8 +16,8 @@ namespace {
 using engine::Integrator;
 using engine::Precision;
 
-void expect_cuda_follows_reference(Integrator integrator, Precision precision, double bound,
-                                   bool mesh_head = false) {
+[[maybe_unused]] void expect_cuda_follows_reference(Integrator integrator, Precision precision,
+                                                    double bound, bool mesh_head = false) {
   engine::HairSetup setup = test::simulator_parity_setup(integrator);
   if (mesh_head) setup = test::with_mesh_head(setup);
   const test::SimulatorParityResult r =

@@ -157,6 +157,7 @@ engine::Model cosserat_model() {
   m.name = "cosserat";
   m.description = "compact inextensible Cosserat rods (Zhao et al. 2022)";
   m.integrators = {engine::Integrator::implicit};
+  m.backends = {engine::Backend::reference, engine::Backend::cpu, engine::Backend::cuda};
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
   m.summary = summary;

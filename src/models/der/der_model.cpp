@@ -153,6 +153,7 @@ engine::Model der_model() {
   m.name = "der";
   m.description = "Discrete Elastic Rods (Bergou et al. 2008)";
   m.integrators = {engine::Integrator::implicit, engine::Integrator::symplectic};
+  m.backends = {engine::Backend::reference, engine::Backend::cpu, engine::Backend::cuda};
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
   // Lengths projected to float's default tolerance, 3e-5 of the shortest edge, on every

@@ -15,45 +15,6 @@ namespace {
 
 using scene::JsonReader;
 
-// obstacles[i]: plane (point, normal), sphere (center, radius), capsule (a, b, radius),
-// cylinder (point, axis, radius; infinite). Static, in world coordinates; optional Coulomb
-// friction μ (0, the paper's frictionless contacts, by default).
-kernels::Collider<double> parse_obstacle(JsonReader o) {
-  kernels::Collider<double> c;
-  const std::string type = o.string("type", std::nullopt);
-  auto unit = [&](const char* key) {
-    const Vec3 v = o.vec3(key, std::nullopt);
-    if (!(v.norm() > 0)) o.fail(key, "must be non-zero");
-    return to_kernel(v.normalized());
-  };
-  auto radius = [&] { return o.number("radius", std::nullopt, "> 0", scene::positive); };
-  if (type == "plane") {
-    c.shape = kernels::ColliderShape::plane;
-    c.a = to_kernel(o.vec3("point", std::nullopt));
-    c.b = unit("normal");
-  } else if (type == "sphere") {
-    c.shape = kernels::ColliderShape::sphere;
-    c.a = to_kernel(o.vec3("center", std::nullopt));
-    c.radii = {radius(), 0, 0};
-  } else if (type == "capsule") {
-    c.shape = kernels::ColliderShape::capsule;
-    c.a = to_kernel(o.vec3("a", std::nullopt));
-    c.b = to_kernel(o.vec3("b", std::nullopt));
-    if (!(kernels::norm(c.b - c.a) > 0)) o.fail("b", "must differ from a");
-    c.radii = {radius(), 0, 0};
-  } else if (type == "cylinder") {
-    c.shape = kernels::ColliderShape::cylinder;
-    c.a = to_kernel(o.vec3("point", std::nullopt));
-    c.b = unit("axis");
-    c.radii = {radius(), 0, 0};
-  } else {
-    o.fail("type", "must be 'plane', 'sphere', 'capsule' or 'cylinder' (got '" + type + "')");
-  }
-  c.friction = o.number("friction", 0.0, ">= 0", scene::non_negative);
-  o.finish();
-  return c;
-}
-
 // solver.*: the paper's solver settings (§4). Tolerances default to the paper's values scaled to
 // this rod (docs/models/cosserat.md): the paper's 1e-5 is 4e-4 of its Fig. 11 rod's weight, so
 // Newton stops at 4e-4 of this rod's weight (or of EI / L² without gravity), 1e-10 of it in
@@ -156,7 +117,8 @@ CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   sc.rod.stick_speed = choices.stick_speed;
   if (clamped) clamp_root(sc.rod, motion);
   sc.rod.gravity = gravity;
-  for (JsonReader& o : top.objects("obstacles")) sc.rod.obstacles.push_back(parse_obstacle(o));
+  for (JsonReader& o : top.objects("obstacles"))
+    sc.rod.obstacles.push_back(scene::parse_obstacle(o));
   sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
   JsonReader output = top.object("output");
   sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);

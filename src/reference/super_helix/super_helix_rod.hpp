@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
 
 namespace hairsim::super_helix {
@@ -25,6 +26,9 @@ using Mat3 = Eigen::Matrix3d;
 using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
+// The twist's coordinate: frozen at its rest value (§4.4: κ1, κ2 per element; the paper's
+// recursive method inverts these 2 x 2 mass matrices) or free (all three; with no rotational
+// inertia the twist is then massless and only the semi-implicit system, h² K in it, is regular).
 enum class Twist { frozen, free };
 
 struct Element {
@@ -38,7 +42,7 @@ struct SuperHelix {
   Vec3 stiffness = Vec3::Ones();  // (GJ, EI1, EI2), N m²
   double linear_density = 1;      // ρS, kg/m
   double internal_friction = 0;   // ν, s: the generalized force −ν K κ̇ (§4.5)
-  Twist twist = Twist::frozen;
+  Twist twist = Twist::free;
   int quadrature = 8;  // Gauss-Legendre points per element
 
   // Loads: gravity (m/s²), the air's viscous drag per unit length against the wind (N s/m²,
@@ -49,6 +53,17 @@ struct SuperHelix {
   Vec3 wind = Vec3::Zero();
   std::vector<Vec3> end_force;   // empty, or one per element
   std::vector<Vec3> end_moment;  // N m, at each element's end; empty, or one per element
+
+  // Static obstacles (the kernels' shapes and signed distances, world frame), felt at the
+  // quadrature points: a penalty k per unit length (N/m²) on the depth below
+  // `contact_thickness` (m), taken implicitly in the semi-implicit system (its Δt² k n nᵀ acts
+  // as added inertia: exact in both methods), and Coulomb friction μ (the collider's) with the
+  // normal force lagged and slips slower than `stick_speed` (m/s) resisted viscously.
+  std::vector<kernels::Collider<double>> colliders;
+  double contact_thickness = 0;
+  double contact_stiffness = 0;
+  double contact_damping = 0;  // N s/m², per unit length, along the normal (implicit too)
+  double stick_speed = 1e-3;
 
   // The root clamp: its point and material frame (columns n0 = tangent, n1, n2) at t = 0, moved
   // by `motion` (rigid motion about its centre, and a twist about the tangent).
@@ -135,7 +150,8 @@ struct CompositeSystem {
   MatX mass;
   VecX forces;
 };
-CompositeSystem composite_system(const SuperHelix& rod, double t);
+// h: the step whose implicit contact terms enter (0: none).
+CompositeSystem composite_system(const SuperHelix& rod, double t, double h = 0);
 // K: ℓ_Q (GJ, EI1, EI2) on the active components (diagonal).
 VecX stiffness_diagonal(const SuperHelix& rod);
 
@@ -149,6 +165,9 @@ struct Energies {
   double total() const { return kinetic + elastic + gravity; }
 };
 Energies energies(const SuperHelix& rod);
+
+// The deepest quadrature point below the colliders' surfaces minus the thickness (m; 0: none).
+double max_penetration(const SuperHelix& rod);
 
 // Static equilibrium under gravity and the end forces (velocities set to 0): Newton on the
 // potential energy with a Hessian by central differences of the generalized forces and a
@@ -167,7 +186,9 @@ namespace hairsim::super_helix {
 // A rod of `elements` equal elements fitted to a polyline (root first): the root frame from the
 // first edge, then element after element (root to tip) the Darboux vector that brings the
 // element's centreline closest, in least squares, to the polyline's points over its span
-// (Levenberg-Marquardt on the element's 3 components, started from the previous element's κ).
+// (Levenberg-Marquardt on the element's 3 components, started from the previous element's κ),
+// then all
+// elements together against every point (Levenberg-Marquardt again).
 // The rod is at rest on its fit. `max_error` is the largest distance of a polyline point from the
 // fitted centreline at the same arc length (m).
 struct Fit {

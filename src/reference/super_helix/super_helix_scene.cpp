@@ -58,7 +58,7 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
   if (backend != "reference")
     top.fail("backend", "model 'super_helix' runs on the reference backend only so far (got '" +
                             backend + "')");
-  for (const char* key : {"loads", "damping", "body", "initial", "obstacles"})
+  for (const char* key : {"loads", "damping", "body", "initial"})
     if (top.has(key)) top.fail(key, "is not supported by model 'super_helix'");
   JsonReader rod = top.object("rod");
   const std::string shape = rod.string("shape", "straight");
@@ -75,7 +75,7 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
     const int elements = rod.integer("elements", 10, 1, 100000);
     const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, 1000000);
     const scene::RodShape rod_shape =
-        scene::parse_rod_shape(rod, shape, origin, direction.normalized(), edges, true, false);
+        scene::parse_rod_shape(rod, shape, origin, direction.normalized(), edges, false, false);
     Fit fit = fit_polyline(rod_shape.x, elements);
     sc.rod = std::move(fit.rod);
     sc.fit_error = fit.max_error;
@@ -111,12 +111,22 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
     solver.fail("method", "must be 'recursive' or 'composite' (got '" + method + "')");
   sc.method = method == "recursive" ? Method::recursive : Method::composite;
   sc.paper_first_pass = solver.boolean("paper_first_pass", false);
-  const std::string twist = solver.string("twist", "frozen");
+  // The twist: "free" by default (solved with the curvatures; without rotational inertia the
+  // semi-implicit step makes it quasistatic, as DER's), or frozen at its rest value as §4.4 does,
+  // which the paper's explicit first pass needs (its 2 x 2 systems must be invertible). Frozen, a
+  // hanging curl sags far less (docs/models/super-helices.md).
+  const std::string twist = solver.string("twist", sc.paper_first_pass ? "frozen" : "free");
   if (twist != "frozen" && twist != "free")
     solver.fail("twist", "must be 'frozen' or 'free' (got '" + twist + "')");
   sc.rod.twist = twist == "frozen" ? Twist::frozen : Twist::free;
+  if (sc.paper_first_pass && sc.rod.twist == Twist::free)
+    solver.fail("twist",
+                "must be 'frozen' with paper_first_pass (its mass matrices are "
+                "singular in the twist)");
   sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
   sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
+  const double contact_ratio = solver.number("contact_ratio", 1e4, "> 0", scene::positive);
+  sc.rod.stick_speed = solver.number("stick_speed", 1e-3, "> 0", scene::positive);
   solver.finish();
 
   // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
@@ -134,6 +144,12 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
   time.finish();
   sc.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
   st.finish();
+  // Obstacles: the penalty κ ρS / Δt² per unit length (κ = solver.contact_ratio), taken
+  // implicitly, from the rod's surface (contact_thickness, default the material radius).
+  for (JsonReader& o : top.objects("obstacles"))
+    sc.rod.colliders.push_back(scene::parse_obstacle(o));
+  sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
+  sc.rod.contact_stiffness = contact_ratio * k.linear_density / (sc.dt * sc.dt);
   JsonReader output = top.object("output");
   sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
   output.finish();
@@ -158,7 +174,8 @@ std::vector<Vec3> tips(const SuperHelix& rod) {
   return out;
 }
 
-nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport* st, double wall) {
+nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport* st,
+                       double max_depth, double wall) {
   const Energies e = energies(sc.rod);
   nlohmann::json tip_list = nlohmann::json::array();
   for (const Vec3& t : tips(sc.rod)) tip_list.push_back(array(t));
@@ -184,6 +201,10 @@ nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport*
         {"coordinates", sc.rod.coordinate_count()},
         {"quadrature_points_per_element", sc.rod.quadrature},
         {"fit_max_error_m", sc.fit_error}}}};
+  if (!sc.rod.colliders.empty())
+    out["contacts"] = {{"obstacles", sc.rod.colliders.size()},
+                       {"max_penetration_m", max_depth},
+                       {"contact_stiffness_N_per_m2", sc.rod.contact_stiffness}};
   if (st)
     out["static"] = {{"converged", st->converged},
                      {"newton_iterations", st->iterations},
@@ -208,9 +229,11 @@ scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
     trace_row(0);
   }
   int steps = 0;
+  double max_depth = 0;  // m, over the steps, at the quadrature points
   try {
     for (; steps < sc.steps; ++steps) {
       step(sc.rod, sc.dt, sc.method, sc.paper_first_pass);
+      max_depth = std::max(max_depth, max_penetration(sc.rod));
       if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
     }
   } catch (const RunFailure& e) {
@@ -226,7 +249,7 @@ scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {summary(sc, steps, sc.static_mode ? &st : nullptr, wall),
+  return {summary(sc, steps, sc.static_mode ? &st : nullptr, max_depth, wall),
           sc.trace_every > 0 ? trace.str() : std::string()};
 }
 
