@@ -369,6 +369,10 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
     top.fail("backend",
              "must be 'reference', 'cpu', 'cuda' or 'auto' (got '" + sc.backend_asked + "')");
   sc.options.backend = parse_backend(sc.backend_asked);
+  if (!runs_on(model, sc.options.backend))
+    top.fail(sc.backend_asked == "auto" && top.has("model") ? "model" : "backend",
+             "model '" + model.name + "' simulates hairstyles on: " + backend_names(model) +
+                 " (asked: " + to_string(sc.options.backend) + ")");
   const std::string precision = top.string("precision", "float");
   if (precision != "float" && precision != "double")
     top.fail("precision", "must be 'float' or 'double' (got '" + precision + "')");
