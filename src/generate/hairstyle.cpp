@@ -32,6 +32,7 @@ constexpr double kFallRate = 40.0;   // 1/m: how fast strands turn towards -y
 constexpr double kCombWeight = 2.0;  // comb direction against the normal at the root
 constexpr double kStyleRamp = 0.02;  // m: waves and curls grow in over this length
 constexpr double kLayerMin = 0.003, kLayerMax = 0.012;  // m: drape offset above the scalp
+constexpr double kHug = 0.01;  // m: mesh scalps: within this of the drape layer, strands slide
 
 // Portable, cheap random stream per strand: splitmix64 (Steele, Lea & Flood 2014) started at a
 // hash of (seed, strand). The standard distributions are not portable across library
@@ -177,7 +178,7 @@ struct MeshScalp {
   SignedDistanceGrid grid;
   kernels::SdfGrid<double> field;
   Eigen::Matrix3d to_head;  // rows: side, up, front (world to the generator's y-up, z-front)
-  Vec3 center, half;        // the mesh's box in head coordinates
+  Vec3 center, half;        // the scalp's box in head coordinates
 
   MeshScalp(const HairstyleParams& p, std::vector<int> selected, bool drape = true)
       : mesh(*p.scalp), faces(std::move(selected)) {
@@ -208,9 +209,10 @@ struct MeshScalp {
     to_head.row(0) = up.cross(front);
     to_head.row(1) = up;
     to_head.row(2) = front;
-    Vec3 lo = Vec3::Constant(1e300), hi = -lo;
-    for (const Vec3& v : mesh.vertices)
-      lo = lo.cwiseMin(to_head * v), hi = hi.cwiseMax(to_head * v);
+    Vec3 lo = Vec3::Constant(1e300), hi = -lo;  // the scalp's box (a bust's would be larger)
+    for (int f : faces)
+      for (int i : mesh.triangles[std::size_t(f)])
+        lo = lo.cwiseMin(to_head * mesh.vertices[i]), hi = hi.cwiseMax(to_head * mesh.vertices[i]);
     center = 0.5 * (lo + hi);
     half = (0.5 * (hi - lo)).cwiseMax(1e-9);
   }
@@ -240,25 +242,30 @@ struct MeshScalp {
   // and is pushed out to `layer` above the surface along the distance field's gradient.
   std::vector<Vec3> grow(const Vec3& root, const Vec3& normal, double layer, double h,
                          int samples) const {
-    const Vec3 r = to_head * root;
-    const double in_front = std::max(0.0, (r.z() - center.z()) / half.z() + 0.2);
-    const Vec3 fall = to_head.transpose() * Vec3(0, -1, -2.5 * in_front).normalized();
+    // Down, and backwards while in front of the head's middle (combed back, then falling).
+    auto fall_at = [&](const Vec3& q) {
+      const double in_front = std::max(0.0, (to_head * q - center).z() / half.z() + 0.2);
+      return Vec3(to_head.transpose() * Vec3(0, -1, -2.5 * in_front).normalized());
+    };
+    const Vec3 fall = fall_at(root);
     std::vector<Vec3> c(static_cast<std::size_t>(samples));
     c[0] = root;
     const Vec3 comb = fall - fall.dot(normal) * normal;
     Vec3 d =
         comb.norm() > 1e-9 ? Vec3((normal + kCombWeight * comb.normalized()).normalized()) : normal;
     for (int i = 1; i < samples; ++i) {
-      d = (d + h * kFallRate * fall).normalized();
+      d = (d + h * kFallRate * fall_at(c[std::size_t(i) - 1])).normalized();
       Vec3 q = c[std::size_t(i) - 1] + h * d;
       const double dist = field.distance(k(q));
-      if (dist < layer) {
+      if (dist < layer + kHug) {
         const kernels::Vector3<double> g = field.gradient(k(q));
         Vec3 n(g.x, g.y, g.z);
         n = n.norm() > 1e-9 ? Vec3(n.normalized()) : normal;
-        q += (layer - dist) * n;
+        if (dist < layer) q += (layer - dist) * n;
+        // Pushed out, or near the scalp and leaving it: slide along it (combed hair lies on
+        // the head until it falls past it).
         const Vec3 along = d - d.dot(n) * n;
-        if (along.norm() > 1e-9) d = along.normalized();
+        if ((dist < layer || d.dot(n) > 0) && along.norm() > 1e-9) d = along.normalized();
       }
       c[std::size_t(i)] = q;
     }

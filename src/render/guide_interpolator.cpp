@@ -118,6 +118,24 @@ Weights find_weights(const std::vector<Vec3>& roots, const Vec3& p, const Render
   return out;
 }
 
+// Guides that part ways (either side of a parting, the crown's whorl) do not blend: averaging
+// a strand combed left with one combed right gives one that stands up. A guide whose rest
+// direction (root to tip) is more than 60° from the main guide's (largest weight)
+// is dropped and the others renormalised.
+constexpr double kPartingCos = 0.5;  // cos 60°
+
+void drop_parted_guides(Weights& w, const std::vector<Vec3>& directions) {
+  int main = 0;
+  for (int k = 1; k < kMaxGuideWeights; ++k)
+    if (w.weight[k] > w.weight[main]) main = k;
+  double sum = 0;
+  for (int k = 0; k < kMaxGuideWeights; ++k) {
+    if (directions[w.guide[k]].dot(directions[w.guide[main]]) < kPartingCos) w.weight[k] = 0;
+    sum += w.weight[k];
+  }
+  for (double& x : w.weight) x /= sum;
+}
+
 // The guide whose root orients guide g's root frame: the nearest root whose direction from g's
 // root is not along g's root tangent.
 int reference_guide(const std::vector<Vec3>& roots, const std::vector<Vec3>& tangents, int g) {
@@ -148,11 +166,12 @@ std::unique_ptr<GuideInterpolator::Impl> build(const StrandSet& rest,
   a->vertices = v;
   a->strands = int(render_roots.size());
   a->clump = T(o.clump);
-  std::vector<Vec3> roots(g_count), tangents(g_count);
+  std::vector<Vec3> roots(g_count), tangents(g_count), directions(g_count);
   for (int g = 0; g < g_count; ++g) {
     const auto s = rest.strand(std::size_t(g));
     roots[g] = s[0];
     tangents[g] = (s[1] - s[0]).normalized();
+    directions[g] = (s.back() - s[0]).normalized();
   }
   a->reference.resize(std::size_t(g_count));
 #pragma omp parallel for schedule(static)
@@ -179,7 +198,8 @@ std::unique_ptr<GuideInterpolator::Impl> build(const StrandSet& rest,
 #pragma omp parallel for schedule(dynamic, 256)
   for (std::ptrdiff_t s = 0; s < std::ptrdiff_t(n); ++s) {
     const Vec3 p = render_roots[std::size_t(s)];
-    const Weights w = find_weights(roots, p, o);
+    Weights w = find_weights(roots, p, o);
+    drop_parted_guides(w, directions);
     int main = 0;
     for (int k = 0; k < kMaxGuideWeights; ++k) {
       const std::size_t at = std::size_t(s) * kMaxGuideWeights + k;
