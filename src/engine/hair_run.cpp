@@ -1,6 +1,7 @@
 #include "engine/hair_run.hpp"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -303,7 +304,7 @@ class FrameOutputs {
     return as_strands(x, strands_, vertices_);
   }
 
-  // One camera for the whole run: the start's bounding box (hair and head), grown by a sixth.
+  // One camera for the whole run: the start's box (hair and head), grown by a sixth.
   static RenderOptions preview_camera(const HairScene& sc, const std::vector<Vec3>& start) {
     RenderOptions view;
     view.width = sc.output.width;
@@ -314,9 +315,20 @@ class FrameOutputs {
     view.line_width_px = sc.render.strands > 0 ? sc.render.line_width_px : 1.0;
     view.up = -sc.setup.gravity.normalized();
     if (!view.up.allFinite()) view.up = Vec3::UnitY();
+    // The hair's box without its outermost 1 % per side (a few stray strands would shrink the
+    // rest in view), then the head's vertices near it (a bust's shoulders would too).
     Vec3 lo = Vec3::Constant(1e300), hi = -lo;
-    for (const Vec3& p : start) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
-    // The head's vertices near the hair (a bust's shoulders would shrink the hair in view).
+    if (!start.empty()) {
+      std::vector<double> c(start.size());
+      const std::size_t k = start.size() / 100, top = start.size() - 1 - k;
+      for (int axis = 0; axis < 3; ++axis) {
+        for (std::size_t i = 0; i < start.size(); ++i) c[i] = start[i][axis];
+        std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(k), c.end());
+        lo[axis] = c[k];
+        std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(top), c.end());
+        hi[axis] = c[top];
+      }
+    }
     const Vec3 near_lo = lo - 0.3 * (hi - lo), near_hi = hi + 0.3 * (hi - lo);
     for (const Vec3& p : sc.preview_head.vertices)
       if ((p.array() >= near_lo.array()).all() && (p.array() <= near_hi.array()).all())

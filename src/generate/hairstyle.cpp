@@ -250,22 +250,33 @@ struct MeshScalp {
     const Vec3 fall = fall_at(root);
     std::vector<Vec3> c(static_cast<std::size_t>(samples));
     c[0] = root;
-    const Vec3 comb = fall - fall.dot(normal) * normal;
+    // The comb direction along the scalp: the fall's part across the normal, plus a part away
+    // from the scalp's middle (at the crown the fall is along the normal: hair radiates from
+    // the whorl instead of standing up).
+    const Vec3 middle = to_head.transpose() * center;
+    Vec3 radial = (root - middle) - (root - middle).dot(normal) * normal;
+    radial = radial.norm() > 1e-9 ? Vec3(radial.normalized()) : Vec3::Zero();
+    Vec3 comb = fall - fall.dot(normal) * normal;
+    comb += 0.5 * radial;
     Vec3 d =
         comb.norm() > 1e-9 ? Vec3((normal + kCombWeight * comb.normalized()).normalized()) : normal;
     for (int i = 1; i < samples; ++i) {
       d = (d + h * kFallRate * fall_at(c[std::size_t(i) - 1])).normalized();
       Vec3 q = c[std::size_t(i) - 1] + h * d;
+      // The grid is exact only within its band (beyond, it reads +band with no gradient): the
+      // layer and the sliding zone stay inside it.
+      const double reach = 0.9 * grid.band, lay = std::min(layer, reach);
       const double dist = field.distance(k(q));
-      if (dist < layer + kHug) {
-        const kernels::Vector3<double> g = field.gradient(k(q));
-        Vec3 n(g.x, g.y, g.z);
-        n = n.norm() > 1e-9 ? Vec3(n.normalized()) : normal;
-        if (dist < layer) q += (layer - dist) * n;
+      const kernels::Vector3<double> g =
+          dist < reach ? field.gradient(k(q)) : kernels::Vector3<double>{};
+      const Vec3 gradient(g.x, g.y, g.z);
+      if (dist < std::min(lay + kHug, reach) && gradient.norm() > 0.5) {
+        const Vec3 n = gradient.normalized();
+        if (dist < lay) q += (lay - dist) * n;
         // Pushed out, or near the scalp and leaving it: slide along it (combed hair lies on
         // the head until it falls past it).
         const Vec3 along = d - d.dot(n) * n;
-        if ((dist < layer || d.dot(n) > 0) && along.norm() > 1e-9) d = along.normalized();
+        if ((dist < lay || d.dot(n) > 0) && along.norm() > 1e-9) d = along.normalized();
       }
       c[std::size_t(i)] = q;
     }
