@@ -74,9 +74,11 @@ Weights find_weights(const std::vector<Vec3>& roots, const Vec3& p, const Render
   Weights out;
   const int k = std::min<int>(
       int(roots.size()), o.interpolation == GuideInterpolation::nearest ? o.nearest : kCandidates);
-  const std::vector<int> near = nearest_roots(roots, p, k);
+  // At least two: the spacing of the two nearest roots is the scale of "on a root".
+  const std::vector<int> near =
+      nearest_roots(roots, p, std::max(k, std::min<int>(2, int(roots.size()))));
   const double d0 = (roots[near[0]] - p).norm();
-  const double scale = roots.size() > 1 ? (roots[near[1]] - roots[near[0]]).norm() : 1.0;
+  const double scale = near.size() > 1 ? (roots[near[1]] - roots[near[0]]).norm() : 1.0;
   if (d0 <= 1e-9 * scale || roots.size() < 3) {  // on a guide's root: that guide
     out.guide[0] = near[0];
     out.weight[0] = 1;

@@ -306,15 +306,50 @@ void draw_segment(Framebuffer& fb, const Band& band, const Vec3& a, const Vec3& 
   const int y0 = std::max(band.y0, int(std::floor(std::min(a.y(), b.y()) - hw)));
   const int y1 = std::min(band.y1 - 1, int(std::ceil(std::max(a.y(), b.y()) + hw)));
   const double dx = b.x() - a.x(), dy = b.y() - a.y();
-  const double len2 = dx * dx + dy * dy;
-  for (int y = y0; y <= y1; ++y)
-    for (int x = x0; x <= x1; ++x) {
-      const double px = x + 0.5 - a.x(), py = y + 0.5 - a.y();
-      const double s = len2 > 0 ? std::clamp((px * dx + py * dy) / len2, 0.0, 1.0) : 0.0;
+  const double len2 = dx * dx + dy * dy, len = std::sqrt(len2);
+  const double inv_len2 = len2 > 0 ? 1 / len2 : 0.0;
+  for (int y = y0; y <= y1; ++y) {
+    // The capsule's span on this row (relative to a.x): the union of its two end discs and
+    // the slab between them (convex, so one interval); scanned with a pixel's margin and the
+    // exact test below, so that only the pixels tested change, not the ones drawn.
+    const double py = y + 0.5 - a.y();
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    auto add = [&](double l, double h) {
+      if (l <= h) lo = std::min(lo, l), hi = std::max(hi, h);
+    };
+    if (std::abs(py) <= hw) {
+      const double r = std::sqrt(hw * hw - py * py);
+      add(-r, r);
+    }
+    if (std::abs(py - dy) <= hw) {
+      const double r = std::sqrt(hw * hw - (py - dy) * (py - dy));
+      add(dx - r, dx + r);
+    }
+    if (len2 > 0) {
+      double l = -std::numeric_limits<double>::infinity(), h = -l;
+      auto clip = [&](double k, double c0, double c1) {  // c0 <= k px + m <= c1, m folded in
+        if (k == 0) {
+          if (!(c0 <= 0 && 0 <= c1)) l = 1, h = 0;
+          return;
+        }
+        const double u = c0 / k, v = c1 / k;
+        l = std::max(l, std::min(u, v)), h = std::min(h, std::max(u, v));
+      };
+      clip(dy, py * dx - hw * len, py * dx + hw * len);  // |px dy - py dx| <= hw len
+      clip(dx, -py * dy, len2 - py * dy);                // 0 <= px dx + py dy <= len2
+      add(l, h);
+    }
+    if (!(lo <= hi)) continue;
+    const int xa = std::max(x0, int(std::floor(a.x() + lo - 0.5)) - 1);
+    const int xb = std::min(x1, int(std::ceil(a.x() + hi - 0.5)) + 1);
+    for (int x = xa; x <= xb; ++x) {
+      const double px = x + 0.5 - a.x();
+      const double s = len2 > 0 ? std::clamp((px * dx + py * dy) * inv_len2, 0.0, 1.0) : 0.0;
       const double ex = px - s * dx, ey = py - s * dy;
       if (ex * ex + ey * ey > hw * hw) continue;
       fb.plot(x, y, static_cast<float>(a.z() + s * (b.z() - a.z())), c);
     }
+  }
 }
 
 // Small deterministic per-strand brightness jitter so neighbouring strands separate visually.
