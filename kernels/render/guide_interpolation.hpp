@@ -123,37 +123,48 @@ HS_HD void guide_frames(const GuideFrames<T>& f, int g) {
   }
 }
 
-// Render strand s: its vertices from the guides' positions and frames (guide_frames first). Per
-// output coordinate c, along the strand's vertices j:
-//   p_c[j] = s_j (e . F_m[j])_c + sum_k (w_k x_k,c[j] + (1 - clump s_j) (w_k c_k . F_k[j])_c).
+// Render strand s: its vertices from the guides' positions and frames (guide_frames first).
+// With a_j = j / (V - 1), the offset of guide k at vertex j is (1 - clump a_j) w_k c_k, plus
+// a_j e on the main guide: o_k + a_j q_k with q_k = e [main] - clump o_k, so that one pass per
+// guide along the vertices computes, per output coordinate,
+//   p[j] = sum_k w_k x_k[j] + F_k[j] (o_k + a_j q_k).
 template <class T>
 HS_HD void interpolate_strand(const GuideFrames<T>& f, const RenderStrands<T>& r, int s) {
   const int v = f.vertices;
   const long long out_size = static_cast<long long>(r.strands) * v;
   const T inv = v > 1 ? T(1) / T(v - 1) : T(0);
   const long long base = static_cast<long long>(s) * kMaxGuideWeights;
+  const int main = r.main_guide[s];
+  const Vector3<T> e = r.jitter[s];
   for (int c = 0; c < 3; ++c) {
     T* __restrict__ out = r.out + c * out_size + static_cast<long long>(s) * v;
-    {  // the jitter, in the main guide's frame, grown linearly to the tip
-      const long long at = static_cast<long long>(r.main_guide[s]) * v;
-      const Vector3<T> e = r.jitter[s];
-      const T* __restrict__ t = f.plane(kT + c) + at;
-      const T* __restrict__ a = f.plane(kD1 + c) + at;
-      const T* __restrict__ b = f.plane(kD2 + c) + at;
-      for (int j = 0; j < v; ++j) out[j] = T(j) * inv * (e.x * t[j] + e.y * a[j] + e.z * b[j]);
-    }
+    bool first = true, jittered = false;
     for (int k = 0; k < kMaxGuideWeights; ++k) {
       const T w = r.weight[base + k];
       if (w == T(0)) continue;
-      const long long at = static_cast<long long>(r.guide[base + k]) * v;
+      const int g = r.guide[base + k];
+      const long long at = static_cast<long long>(g) * v;
       const Vector3<T> o = r.offset[base + k];
+      Vector3<T> q = (-r.clump) * o;
+      if (g == main && !jittered) q += e, jittered = true;
       const T* __restrict__ x = f.plane(kX + c) + at;
       const T* __restrict__ t = f.plane(kT + c) + at;
       const T* __restrict__ a = f.plane(kD1 + c) + at;
       const T* __restrict__ b = f.plane(kD2 + c) + at;
-      for (int j = 0; j < v; ++j)
-        out[j] +=
-            w * x[j] + (T(1) - r.clump * (T(j) * inv)) * (o.x * t[j] + o.y * a[j] + o.z * b[j]);
+      if (first) {
+        for (int j = 0; j < v; ++j) {
+          const T aj = T(j) * inv;
+          out[j] = w * x[j] + (o.x + aj * q.x) * t[j] + (o.y + aj * q.y) * a[j] +
+                   (o.z + aj * q.z) * b[j];
+        }
+        first = false;
+      } else {
+        for (int j = 0; j < v; ++j) {
+          const T aj = T(j) * inv;
+          out[j] += w * x[j] + (o.x + aj * q.x) * t[j] + (o.y + aj * q.y) * a[j] +
+                    (o.z + aj * q.z) * b[j];
+        }
+      }
     }
   }
 }
