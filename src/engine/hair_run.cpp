@@ -203,10 +203,12 @@ class FrameOutputs {
       : sc_(sc), out_(out), strands_(strands), vertices_(vertices) {
     const Clock::time_point t0 = Clock::now();
     if (sc.render.strands > 0) {  // weights and offsets from the guides at rest, found once
+      colliders_ = kernel_colliders(sc.setup);
       interp_.emplace(sc.setup.strands, sc.render.roots, sc.render.options);
       interp_->interpolate(start);
       interp_->render_strands(render_);
     }
+    if (interp_) push_out_of_head(render_, 0.0);
     render_s += seconds_since(t0);
     const StrandSet first = file_strands(start);
     if (sc.output.usd && resumed) {
@@ -231,6 +233,7 @@ class FrameOutputs {
     if (interp_ && frame > 0 && (png || (files && sc_.output.strands != "guides"))) {
       interp_->interpolate(x);
       interp_->render_strands(render_);
+      push_out_of_head(render_, t);
     }
     render_s += seconds_since(t0);
     t0 = Clock::now();
@@ -296,6 +299,23 @@ class FrameOutputs {
   double frames_s = 0, usd_s = 0, png_s = 0, mp4_s = 0, render_s = 0;
 
  private:
+  // Render strands follow the guides between them, not the head: where guides wrap tightly
+  // around it, a strand between them can dip in. Its vertices inside a collider (the root edge
+  // excepted) go to the collider's surface at the frame's head pose, as contacts put the guides'.
+  void push_out_of_head(StrandSet& s, double t) const {
+    if (colliders_.empty()) return;
+    const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
+#pragma omp parallel for schedule(static, 256)
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(s.strand_count()); ++i)
+      for (std::size_t a = s.offsets[std::size_t(i)] + 2; a < s.offsets[std::size_t(i) + 1]; ++a) {
+        const kernels::Vector3<double> local = pose.apply_inverse(to_kernel(s.points[a]));
+        for (const kernels::Collider<double>& c : colliders_) {
+          const kernels::Contact<double> k = kernels::contact(c, local);
+          if (k.inside) s.points[a] = from_kernel(pose.apply(k.surface));
+        }
+      }
+  }
+
   // What frame files and the .usda hold (output.strands): the guides, the render strands (as
   // last interpolated) or both.
   StrandSet file_strands(const std::vector<Vec3>& x) const {
@@ -354,7 +374,8 @@ class FrameOutputs {
   RenderOptions view_;
   int png_count_ = 0;
   std::optional<GuideInterpolator> interp_;
-  StrandSet render_;           // the render strands last interpolated
+  std::vector<kernels::Collider<double>> colliders_;  // render strands are pushed out of them
+  StrandSet render_;                                  // the render strands last interpolated
   std::vector<Image> thumbs_;  // the previews at half size, for the contact sheet
 };
 

@@ -69,12 +69,13 @@ TEST(RenderScene, BadScalpFieldsExitTwoNamingThePath) {
 }
 
 // 30 guides, 200 render strands, frame files holding both (guides first), previews and the
-// contact sheet: the counts are the scene's, and the render strands' roots stay on the scalp
-// ellipsoid (a rigidly moving head: the shake turns them about the centre).
+// contact sheet: the counts are the scene's, the render strands' roots stay on the scalp
+// ellipsoid (a still head), and their other vertices outside the head's collider.
 TEST(RenderScene, RunWritesGuidesAndRenderStrandsAndAContactSheet) {
   ScratchDir dir;
   std::ofstream(dir / "scene.json") << scene(
       R"("render": {"strands": 200, "clump": 0.2, "jitter": 0.001},
+         "head": {"colliders": [{"shape": "ellipsoid", "radii": [0.083, 0.103, 0.103]}]},
          "output": {"frames": "hair", "strands": "both", "png_every": 1, "width": 64,
                     "height": 64})");
   const auto r = test::run_cli(
@@ -90,6 +91,14 @@ TEST(RenderScene, RunWritesGuidesAndRenderStrandsAndAContactSheet) {
   // Roots on the ellipsoid to float precision (the frame holds float positions) on a still head.
   EXPECT_LT(worst, 1e-5);
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "contact_sheet.png"));
+  // No render vertex past the root edge inside the collider, 8 mm larger than the scalp the
+  // guides grow on (between guides that wrap around it, the strands would dip in otherwise).
+  const Vec3 collider(0.083, 0.103, 0.103);
+  int inside = 0;
+  for (std::size_t s = 30; s < 230; ++s)
+    for (std::size_t j = 2; j < 6; ++j)
+      inside += f.strand(s)[j].cwiseQuotient(collider).norm() < 1 - 1e-5;
+  EXPECT_EQ(inside, 0);
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "png" / "frame_00002.png"));
   const auto summary = test::read_json(dir / "out" / "summary.json");
   EXPECT_EQ(summary.at("render").at("strands"), 200);
