@@ -292,7 +292,7 @@ stage_bench() {
 stage_demo() {
   local start=$SECONDS bin args=()
   if [ "$DRY" = 1 ]; then
-    args=(--backend cpu --duration 0.14 --set hair.generate.strands=30 --set output.width=160
+    args=(--backend cpu --duration 0.14 --set hair.generate.strands=30 --set render.strands=2000 --set output.width=160
           --set output.height=160 --set output.mp4=false)
   elif have_device; then
     ensure_build || { record demo skipped 0 "no build"; return 1; }

@@ -10,7 +10,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpng-dev
-  jq python3
+  jq python3 ffmpeg
   python3-dev pybind11-dev python3-numpy python3-pytest
 )
 

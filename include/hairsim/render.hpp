@@ -28,6 +28,14 @@ struct RenderOptions {
   Color hair_color{0.16f, 0.085f,
                    0.04f};  // linear RGB: mid brown  // used when the strands carry no colours
   Color head_color{0.62f, 0.45f, 0.36f};
+  // Lighting (docs/architecture.md, "Preview renderer"): a key light with self-shadowing from
+  // an opacity shadow map, a dimmer fill light from the other side, ambient light.
+  // key_light: unit vector towards the key light in the world; zero: above, left of and in front
+  // of the camera.
+  Vec3 key_light = Vec3::Zero();
+  bool shadows = true;
+  double shadow_density = 0.25;  // opacity of one strand sample in a shadow-map texel (0-1)
+  int threads = 0;               // 0: OpenMP's default; the image does not depend on it
 };
 
 struct Image {

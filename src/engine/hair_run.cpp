@@ -1,6 +1,7 @@
 #include "engine/hair_run.hpp"
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "engine/checkpoint.hpp"
 #include "engine/model.hpp"
 #include "hairsim/error.hpp"
+#include "hairsim/guides.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/render.hpp"
 #include "io/file_bytes.hpp"
@@ -114,6 +116,49 @@ std::string frame_name(int frame, const char* extension) {
   return name;
 }
 
+// Every point of `a`, then every point of `b`, as one strand set (output.strands = "both").
+StrandSet joined(const StrandSet& a, const StrandSet& b) {
+  StrandSet s = a;
+  s.points.insert(s.points.end(), b.points.begin(), b.points.end());
+  for (std::size_t i = 1; i < b.offsets.size(); ++i)
+    s.offsets.push_back(a.point_count() + b.offsets[i]);
+  return s;
+}
+
+// An image shrunk by an integer factor (box filter in the encoded values: a thumbnail).
+Image shrink(const Image& in, int factor) {
+  Image out{in.width / factor, in.height / factor, {}};
+  out.rgb.resize(std::size_t(3) * out.width * out.height);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x)
+      for (int k = 0; k < 3; ++k) {
+        int sum = 0;
+        for (int j = 0; j < factor; ++j)
+          for (int i = 0; i < factor; ++i)
+            sum += in.rgb[(std::size_t(y * factor + j) * in.width + (x * factor + i)) * 3 + k];
+        out.rgb[(std::size_t(y) * out.width + x) * 3 + k] =
+            std::uint8_t((sum + factor * factor / 2) / (factor * factor));
+      }
+  return out;
+}
+
+// Six thumbnails, evenly spread over the run's previews (first and last included), 3 x 2.
+Image contact_sheet(const std::vector<Image>& thumbs) {
+  const int n = int(thumbs.size()), cells = std::min(6, n);
+  const int cols = std::min(3, cells), rows = (cells + cols - 1) / cols;
+  const int w = thumbs.front().width, h = thumbs.front().height, gap = 4;
+  Image sheet{cols * w + (cols + 1) * gap, rows * h + (rows + 1) * gap, {}};
+  sheet.rgb.assign(std::size_t(3) * sheet.width * sheet.height, 24);
+  for (int c = 0; c < cells; ++c) {
+    const Image& t = thumbs[cells > 1 ? std::size_t(c) * (n - 1) / (cells - 1) : 0];
+    const int x0 = gap + (c % cols) * (w + gap), y0 = gap + (c / cols) * (h + gap);
+    for (int y = 0; y < h; ++y)
+      std::copy_n(t.rgb.begin() + std::ptrdiff_t(3) * y * w, 3 * w,
+                  sheet.rgb.begin() + (std::ptrdiff_t(y0 + y) * sheet.width + x0) * 3);
+  }
+  return sheet;
+}
+
 bool ffmpeg_available() {
   return std::system("command -v ffmpeg >/dev/null 2>&1") == 0;
 }
@@ -156,14 +201,24 @@ class FrameOutputs {
                const std::vector<Vec3>& start, int strands, int vertices,
                const nlohmann::json* resumed)
       : sc_(sc), out_(out), strands_(strands), vertices_(vertices) {
+    const Clock::time_point t0 = Clock::now();
+    if (sc.render.strands > 0) {  // weights and offsets from the guides at rest, found once
+      colliders_ = kernel_colliders(sc.setup);
+      interp_.emplace(sc.setup.strands, sc.render.roots, sc.render.options);
+      interp_->interpolate(start);
+      interp_->render_strands(render_);
+    }
+    if (interp_) push_out_of_head(render_, 0.0);
+    render_s += seconds_since(t0);
+    const StrandSet first = file_strands(start);
     if (sc.output.usd && resumed) {
       const nlohmann::json& u = resumed->at("usd");
       usd_.emplace(
-          out / "hair.usda", as_strands(start, strands, vertices), sc.fps,
+          out / "hair.usda", first, sc.fps,
           UsdaAnimationWriter::Progress{u.at("body_bytes").get<std::uint64_t>(),
                                         u.at("first").get<int>(), u.at("last").get<int>()});
     } else if (sc.output.usd) {
-      usd_.emplace(out / "hair.usda", as_strands(start, strands, vertices), sc.fps);
+      usd_.emplace(out / "hair.usda", first, sc.fps);
     }
     if (resumed) png_count_ = resumed->at("png_count").get<int>();
     if (!sc.output.frames.empty()) std::filesystem::create_directories(out / "frames");
@@ -172,22 +227,32 @@ class FrameOutputs {
   }
 
   void write(int frame, double t, const std::vector<Vec3>& x) {
+    const bool png = sc_.output.png_every > 0 && frame % sc_.output.png_every == 0;
+    const bool files = !sc_.output.frames.empty() || usd_;
     Clock::time_point t0 = Clock::now();
+    if (interp_ && frame > 0 && (png || (files && sc_.output.strands != "guides"))) {
+      interp_->interpolate(x);
+      interp_->render_strands(render_);
+      push_out_of_head(render_, t);
+    }
+    render_s += seconds_since(t0);
+    t0 = Clock::now();
     if (!sc_.output.frames.empty())
       write_strands(out_ / "frames" / frame_name(frame, sc_.output.frames.c_str()),
-                    as_strands(x, strands_, vertices_));
+                    file_strands(x));
     frames_s += seconds_since(t0);
     t0 = Clock::now();
-    if (usd_) usd_->add_frame(frame, x);
+    if (usd_) usd_->add_frame(frame, sc_.output.strands == "guides" ? x : file_strands(x).points);
     usd_s += seconds_since(t0);
     t0 = Clock::now();
-    if (sc_.output.png_every > 0 && frame % sc_.output.png_every == 0) {
+    if (png) {
       const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
       TriangleMesh head = sc_.preview_head;
       for (Vec3& p : head.vertices) p = from_kernel(pose.apply(to_kernel(p)));
-      write_png(out_ / "png" / frame_name(frame, "png"),
-                render(as_strands(x, strands_, vertices_), head.vertices.empty() ? nullptr : &head,
-                       view_));
+      const Image image = render(interp_ ? render_ : as_strands(x, strands_, vertices_),
+                                 head.vertices.empty() ? nullptr : &head, view_);
+      write_png(out_ / "png" / frame_name(frame, "png"), image);
+      if (sc_.output.contact_sheet) thumbs_.push_back(shrink(image, 2));
       ++png_count_;
     }
     png_s += seconds_since(t0);
@@ -214,6 +279,10 @@ class FrameOutputs {
       }
     }
     mp4_s = seconds_since(t0);
+    if (!thumbs_.empty()) {
+      write_png(out_ / "contact_sheet.png", contact_sheet(thumbs_));
+      written.push_back(out_ / "contact_sheet.png");
+    }
     return note;
   }
 
@@ -227,10 +296,35 @@ class FrameOutputs {
     return r;
   }
 
-  double frames_s = 0, usd_s = 0, png_s = 0, mp4_s = 0;
+  double frames_s = 0, usd_s = 0, png_s = 0, mp4_s = 0, render_s = 0;
 
  private:
-  // One camera for the whole run: the start's bounding box (hair and head), grown by a sixth.
+  // Render strands follow the guides between them, not the head: where guides wrap tightly
+  // around it, a strand between them can dip in. Its vertices inside a collider (the root edge
+  // excepted) go to the collider's surface at the frame's head pose, as contacts put the guides'.
+  void push_out_of_head(StrandSet& s, double t) const {
+    if (colliders_.empty()) return;
+    const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
+#pragma omp parallel for schedule(static, 256)
+    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(s.strand_count()); ++i)
+      for (std::size_t a = s.offsets[std::size_t(i)] + 2; a < s.offsets[std::size_t(i) + 1]; ++a) {
+        const kernels::Vector3<double> local = pose.apply_inverse(to_kernel(s.points[a]));
+        for (const kernels::Collider<double>& c : colliders_) {
+          const kernels::Contact<double> k = kernels::contact(c, local);
+          if (k.inside) s.points[a] = from_kernel(pose.apply(k.surface));
+        }
+      }
+  }
+
+  // What frame files and the .usda hold (output.strands): the guides, the render strands (as
+  // last interpolated) or both.
+  StrandSet file_strands(const std::vector<Vec3>& x) const {
+    if (sc_.output.strands == "render") return render_;
+    if (sc_.output.strands == "both") return joined(as_strands(x, strands_, vertices_), render_);
+    return as_strands(x, strands_, vertices_);
+  }
+
+  // One camera for the whole run: the start's box (hair and head), grown by a sixth.
   static RenderOptions preview_camera(const HairScene& sc, const std::vector<Vec3>& start) {
     RenderOptions view;
     view.width = sc.output.width;
@@ -238,11 +332,27 @@ class FrameOutputs {
     view.azimuth_deg = sc.output.azimuth_deg;
     view.elevation_deg = sc.output.elevation_deg;
     view.supersample = 2;
+    view.line_width_px = sc.render.strands > 0 ? sc.render.line_width_px : 1.0;
     view.up = -sc.setup.gravity.normalized();
     if (!view.up.allFinite()) view.up = Vec3::UnitY();
+    // The hair's box without its outermost 1 % per side (a few stray strands would shrink the
+    // rest in view), then the head's vertices near it (a bust's shoulders would too).
     Vec3 lo = Vec3::Constant(1e300), hi = -lo;
-    for (const Vec3& p : start) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
-    for (const Vec3& p : sc.preview_head.vertices) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+    if (!start.empty()) {
+      std::vector<double> c(start.size());
+      const std::size_t k = start.size() / 100, top = start.size() - 1 - k;
+      for (int axis = 0; axis < 3; ++axis) {
+        for (std::size_t i = 0; i < start.size(); ++i) c[i] = start[i][axis];
+        std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(k), c.end());
+        lo[axis] = c[k];
+        std::nth_element(c.begin(), c.begin() + std::ptrdiff_t(top), c.end());
+        hi[axis] = c[top];
+      }
+    }
+    const Vec3 near_lo = lo - 0.3 * (hi - lo), near_hi = hi + 0.3 * (hi - lo);
+    for (const Vec3& p : sc.preview_head.vertices)
+      if ((p.array() >= near_lo.array()).all() && (p.array() <= near_hi.array()).all())
+        lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
     const Vec3 grow = (hi - lo) / 12;
     view.frame_min = lo - grow;
     view.frame_max = hi + grow;
@@ -263,6 +373,10 @@ class FrameOutputs {
   std::optional<UsdaAnimationWriter> usd_;
   RenderOptions view_;
   int png_count_ = 0;
+  std::optional<GuideInterpolator> interp_;
+  std::vector<kernels::Collider<double>> colliders_;  // render strands are pushed out of them
+  StrandSet render_;                                  // the render strands last interpolated
+  std::vector<Image> thumbs_;  // the previews at half size, for the contact sheet
 };
 
 // The worst of every frame's measures, and the per-frame trace for the summary.
@@ -337,8 +451,8 @@ std::optional<RunStop> check_state(const std::vector<Vec3>& x, const std::vector
 // the first one's later frames beside its own. Other files stay.
 void remove_earlier_outputs(const std::filesystem::path& out) {
   std::error_code ec;
-  for (const char* file :
-       {"hair.usda", "hair.usda.frames.tmp", "hair.mp4", "summary.json", kCheckpointFile})
+  for (const char* file : {"hair.usda", "hair.usda.frames.tmp", "hair.mp4", "summary.json",
+                           "contact_sheet.png", kCheckpointFile})
     std::filesystem::remove(out / file, ec);
   for (const char* folder : {"frames", "png"}) {
     if (!std::filesystem::is_directory(out / folder, ec)) continue;
@@ -484,6 +598,7 @@ class HairRun {
             {"readback", readback_s_},
             {"frame_files", o.frames_s},
             {"png", o.png_s},
+            {"render_strands", o.render_s},
             {"usd", o.usd_s},
             {"mp4", o.mp4_s},
             {"checkpoint", checkpoint_s_},
@@ -521,6 +636,10 @@ class HairRun {
     s["max_speed_m_s"] = measures_.worst.max_speed;
     s["contacts_per_step"] = steps > 0 ? double(counts["contacts"]) / double(steps) : 0.0;
     s["vertices_pushed_out"] = sc_.pushed_out;
+    if (sc_.render.strands > 0)
+      s["render"] = {{"strands", sc_.render.strands},
+                     {"interpolation", to_string(sc_.render.options.interpolation)},
+                     {"files_hold", sc_.output.strands}};
     const Model& model = find_model(sc_.options.model);
     if (model.summary) {  // the model's own fields
       const double strand_steps = double(sim_->strands()) * double(steps);

@@ -1,5 +1,6 @@
 #include "engine/hair_scene.hpp"
 
+#include <Eigen/Geometry>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +50,39 @@ void thin_out(StrandSet& strands, std::vector<double>& radii, std::size_t max) {
   radii = std::move(kept);
 }
 
+// hair.generate.scalp: the head mesh the style grows on and its scalp region (a cap above a
+// plane, or a list of faces), the head's up and face directions.
+void parse_scalp(JsonReader m, const std::filesystem::path& dir, HairstyleParams& p,
+                 TriangleMesh& mesh) {
+  const std::filesystem::path file = resolve(dir, m.string("file", std::nullopt));
+  const LengthUnit units = parse_length_unit(m.string("units", "m"), m.path_of("units"));
+  mesh = read_mesh(file, {units});
+  p.scalp = &mesh;
+  p.up = m.vec3("up", Vec3::UnitY());
+  p.front = m.vec3("front", Vec3::UnitZ());
+  if (!(p.up.norm() > 0)) m.fail("up", "must be a non-zero vector");
+  if (!(p.front.cross(p.up).norm() > 1e-6 * p.front.norm() * p.up.norm()))
+    m.fail("front", "must be a non-zero vector not along 'up'");
+  p.scalp_resolution = m.integer("resolution", 96, 8, 512);
+  const bool has_faces = m.has("faces"), has_cap = m.has("cap");
+  if (has_faces == has_cap) m.fail("cap", "give either cap or faces");
+  if (has_cap) {
+    JsonReader cap = m.object("cap");
+    p.cap_point = cap.vec3("point", std::nullopt);
+    p.cap_normal = cap.vec3("normal", std::nullopt);
+    if (!(p.cap_normal.norm() > 0)) cap.fail("normal", "must be a non-zero vector");
+    cap.finish();
+  } else {
+    p.scalp_faces = m.integers("faces", 0, int(mesh.triangles.size()) - 1);
+  }
+  m.finish();
+  try {
+    (void)scalp_triangles(p);
+  } catch (const Error& e) {
+    m.fail(has_cap ? "cap" : "faces", e.why());
+  }
+}
+
 // The strands, and into `radii` each strand's radius from the file (hair.radius_from_file).
 StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScene& sc,
                      std::vector<double>& radii) {
@@ -71,8 +105,14 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
     p.curl_pitch = g.number("curl_pitch", p.curl_pitch, "> 0", scene::positive);
     p.head_radii = g.vec3("head_radii", p.head_radii);
     if (!(p.head_radii.minCoeff() > 0)) g.fail("head_radii", "must be > 0");
+    if (g.has("density"))
+      p.density =
+          g.number("density", std::nullopt, "> 0 (strands per m² of scalp)", scene::positive);
+    if (g.has("scalp")) parse_scalp(g.object("scalp"), dir, p, sc.scalp_mesh);
     g.finish();
     strands = generate_hairstyle(p);
+    if (sc.render.strands > 0)  // exactly on the scalp the guides grow from
+      sc.render.roots = sample_scalp_roots(p, sc.render.strands, sc.render.options.seed);
     sc.hair_source = "generated " + std::string(hair.object("generate").string("style", "wavy"));
   } else {
     const std::filesystem::path file = resolve(dir, hair.string("file", std::nullopt));
@@ -320,7 +360,7 @@ void parse_time(JsonReader t, const Model& model, HairScene& sc) {
   t.finish();
 }
 
-void parse_output(JsonReader o, HairOutputs& out) {
+void parse_output(JsonReader o, int render_strands, HairOutputs& out) {
   out.frames = o.string("frames", "none");
   if (out.frames != "none" && out.frames != "hair" && out.frames != "ply")
     o.fail("frames", "must be 'none', 'hair' or 'ply' (got '" + out.frames + "')");
@@ -333,8 +373,30 @@ void parse_output(JsonReader o, HairOutputs& out) {
   out.azimuth_deg = o.number("azimuth", out.azimuth_deg);
   out.elevation_deg = o.number("elevation", out.elevation_deg);
   out.checkpoint_every = o.integer("checkpoint_every", 0, 0, kMaxFrames);
+  out.strands = o.string("strands", "guides");
+  if (out.strands != "guides" && out.strands != "render" && out.strands != "both")
+    o.fail("strands", "must be 'guides', 'render' or 'both' (got '" + out.strands + "')");
+  if (out.strands != "guides" && render_strands == 0)
+    o.fail("strands", "'" + out.strands + "' needs render.strands >= 1");
+  out.contact_sheet = o.boolean("contact_sheet", true);
   if (out.mp4 && out.png_every == 0) o.fail("mp4", "needs output.png_every >= 1");
   o.finish();
+}
+
+// render: strands interpolated from the guides (roots are found once the guides are known).
+void parse_render(JsonReader r, RenderSettings& out) {
+  out.strands = r.integer("strands", 0, 0, 2000000);
+  RenderStrandOptions& o = out.options;
+  o.interpolation = parse_guide_interpolation(r.string("interpolation", "barycentric"),
+                                              r.path_of("interpolation"));
+  o.nearest = r.integer("nearest", 4, 1, 4);
+  o.clump = r.number("clump", 0.0, "in [0, 1]", [](double x) { return x >= 0 && x <= 1; });
+  o.jitter =
+      r.number("jitter", 0.0, ">= 0 and <= 0.1 (m)", [](double x) { return x >= 0 && x <= 0.1; });
+  o.seed = std::uint64_t(r.integer("seed", 1, 0, 1 << 30));
+  out.line_width_px =
+      r.number("line_width", 1.0, "> 0 and <= 20 (px)", [](double x) { return x > 0 && x <= 20; });
+  r.finish();
 }
 
 void parse_guard(JsonReader g, RunGuard& guard) {
@@ -379,8 +441,12 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   sc.options.precision = parse_precision(precision);
   if (sc.options.backend == Backend::reference && sc.options.precision != Precision::float64)
     top.fail("precision", "the reference backend runs in double only");
+  parse_render(top.object("render"), sc.render);
   std::vector<double> file_radii;
   sc.setup.strands = parse_hair(top.object("hair"), scene_dir, sc, file_radii);
+  if (sc.render.strands > 0 && sc.render.roots.empty())  // a strand file: around its roots
+    sc.render.roots =
+        scatter_render_roots(sc.setup.strands, sc.render.strands, sc.render.options.seed);
   parse_material(top.object("material"), file_radii, sc.setup);
   sc.setup.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
   sc.setup.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
@@ -389,7 +455,7 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   if (sc.push_out) sc.pushed_out = push_out_of_colliders(sc.setup.strands, sc.setup.colliders);
   parse_time(top.object("time"), model, sc);
   sc.setup.model_settings = model.parse_settings(top.object("solver"));  // the model's own
-  parse_output(top.object("output"), sc.output);
+  parse_output(top.object("output"), sc.render.strands, sc.output);
   parse_guard(top.object("guard"), sc.guard);
   top.finish();
   sc.fingerprint = scene_fingerprint(doc);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/simulator.hpp"
+#include "hairsim/guides.hpp"
 #include "hairsim/mesh.hpp"
 
 namespace hairsim::engine {
@@ -21,6 +22,18 @@ struct HairOutputs {
   int width = 640, height = 640;
   double azimuth_deg = 30, elevation_deg = 10;
   int checkpoint_every = 0;  // frames between checkpoints (0: none); `hairsim run --resume`
+  // What frame files and the .usda hold: "guides" (the simulated strands), "render" (the render
+  // strands) or "both" (guides first, then render strands).
+  std::string strands = "guides";
+  bool contact_sheet = true;  // DIR/contact_sheet.png: 6 of the previews in one image
+};
+
+// Render strands interpolated from the simulated guides every frame (docs/scenes.md, `render`).
+struct RenderSettings {
+  int strands = 0;  // 0: none (previews and files show the guides)
+  RenderStrandOptions options;
+  std::vector<Vec3> roots;     // a root per render strand, head frame at t = 0
+  double line_width_px = 1.0;  // previews
 };
 
 // What makes a run stop as diverged although every value is finite: hair that stretches or
@@ -39,11 +52,13 @@ struct HairScene {
   int frames = 0;             // frames to simulate after frame 0 (the start)
   int steps_per_frame = 1;    // setup.dt is 1 / (fps steps_per_frame)
   HairOutputs output;
+  RenderSettings render;
   RunGuard guard;
   std::string fingerprint;     // of the scene document less its length (scene_fingerprint)
   TriangleMesh preview_head;   // drawn in previews, head frame (moves with the head)
   std::string hair_source;     // "generated wavy" or the strand file
   std::string notice;          // said before the run (e.g. the strand count scaled down)
+  TriangleMesh scalp_mesh;     // hair.generate.scalp's mesh (the generator's input)
   bool push_out = true;        // hair.push_out: groom vertices inside colliders moved out first
   std::size_t pushed_out = 0;  // vertices it moved
 };

@@ -16,9 +16,13 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
+#include <tuple>
 
+#include "common/sdf_grid.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
+#include "hairsim/sdf.hpp"
 
 namespace hairsim {
 namespace {
@@ -28,6 +32,7 @@ constexpr double kFallRate = 40.0;   // 1/m: how fast strands turn towards -y
 constexpr double kCombWeight = 2.0;  // comb direction against the normal at the root
 constexpr double kStyleRamp = 0.02;  // m: waves and curls grow in over this length
 constexpr double kLayerMin = 0.003, kLayerMax = 0.012;  // m: drape offset above the scalp
+constexpr double kHug = 0.01;  // m: mesh scalps: within this of the drape layer, strands slide
 
 // Portable, cheap random stream per strand: splitmix64 (Steele, Lea & Flood 2014) started at a
 // hash of (seed, strand). The standard distributions are not portable across library
@@ -108,8 +113,9 @@ Vec3 transport(const Vec3& d, const Vec3& t, const Vec3& t_new) {
   return c * d + axis.cross(d) + axis * (axis.dot(d) / (1 + c));
 }
 
-// Adds the style's displacement in a parallel-transported frame (Bishop frame).
-void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng) {
+// Adds the style's displacement in a parallel-transported frame (Bishop frame); `outward`: the
+// scalp's outward side at the root (waves run across the strand, along the scalp).
+void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng, const Vec3& outward) {
   if (p.style == HairStyle::straight) return;
   const bool wavy = p.style == HairStyle::wavy;
   const double phase = wavy ? rng.uniform(-0.4, 0.4) : rng.uniform(0, 2 * kPi);
@@ -118,7 +124,7 @@ void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng) {
   out[0] = c[0];
   Vec3 t = (c[1] - c[0]).normalized();
   // Waves across the strand, along the scalp (normal x tangent), the same way for neighbours.
-  Vec3 d1 = c[0].cross(t);
+  Vec3 d1 = outward.cross(t);
   d1 = d1.norm() > 1e-12 ? Vec3(d1.normalized()) : t.unitOrthogonal();
   double s = 0;
   for (std::size_t k = 1; k < c.size(); ++k) {
@@ -161,6 +167,123 @@ void check(bool ok, const char* field, const char* why) {
   if (!ok) throw Error(field, why);
 }
 
+// A head mesh's scalp: its triangles with their cumulative areas (roots area-uniform by
+// choosing a triangle with probability proportional to its area, then a uniform point in it),
+// smooth vertex normals, and a distance grid of the whole mesh to drape strands over.
+struct MeshScalp {
+  const TriangleMesh& mesh;
+  std::vector<int> faces;
+  std::vector<double> cumulative;  // m², running sum of the faces' areas
+  std::vector<Vec3> normals;       // per vertex, area-weighted, unit
+  SignedDistanceGrid grid;
+  kernels::SdfGrid<double> field;
+  Eigen::Matrix3d to_head;  // rows: side, up, front (world to the generator's y-up, z-front)
+  Vec3 center, half;        // the scalp's box in head coordinates
+
+  MeshScalp(const HairstyleParams& p, std::vector<int> selected, bool drape = true)
+      : mesh(*p.scalp), faces(std::move(selected)) {
+    double sum = 0;
+    for (int f : faces) {
+      const auto& t = mesh.triangles[std::size_t(f)];
+      const Vec3 &a = mesh.vertices[t[0]], &b = mesh.vertices[t[1]], &c = mesh.vertices[t[2]];
+      sum += 0.5 * (b - a).cross(c - a).norm();
+      cumulative.push_back(sum);
+    }
+    normals.assign(mesh.vertices.size(), Vec3::Zero());
+    for (const auto& t : mesh.triangles) {
+      const Vec3 n = (mesh.vertices[t[1]] - mesh.vertices[t[0]])
+                         .cross(mesh.vertices[t[2]] - mesh.vertices[t[0]]);
+      for (int i : t) normals[i] += n;
+    }
+    for (Vec3& n : normals) n = n.norm() > 0 ? Vec3(n.normalized()) : Vec3::Zero();
+    if (drape) {  // only growing strands needs the field
+      grid = make_sdf_grid(mesh, p.scalp_resolution, "hair.generate.scalp");
+      field.values = grid.values.data();
+      field.nx = grid.nx, field.ny = grid.ny, field.nz = grid.nz;
+      field.origin = {grid.origin.x(), grid.origin.y(), grid.origin.z()};
+      field.spacing = grid.spacing;
+      field.outside = grid.band;
+    }
+    const Vec3 up = p.up.normalized();
+    const Vec3 front = (p.front - p.front.dot(up) * up).normalized();
+    to_head.row(0) = up.cross(front);
+    to_head.row(1) = up;
+    to_head.row(2) = front;
+    Vec3 lo = Vec3::Constant(1e300), hi = -lo;  // the scalp's box (a bust's would be larger)
+    for (int f : faces)
+      for (int i : mesh.triangles[std::size_t(f)])
+        lo = lo.cwiseMin(to_head * mesh.vertices[i]), hi = hi.cwiseMax(to_head * mesh.vertices[i]);
+    center = 0.5 * (lo + hi);
+    half = (0.5 * (hi - lo)).cwiseMax(1e-9);
+  }
+  MeshScalp(const MeshScalp&) = delete;  // `field` points into `grid`
+  double area() const { return cumulative.empty() ? 0.0 : cumulative.back(); }
+
+  // A root and the scalp's outward normal there.
+  std::pair<Vec3, Vec3> sample(Random& rng) const {
+    const double u = rng.uniform() * area();
+    const std::size_t k = std::min<std::size_t>(
+        faces.size() - 1, std::size_t(std::upper_bound(cumulative.begin(), cumulative.end(), u) -
+                                      cumulative.begin()));
+    const auto& t = mesh.triangles[std::size_t(faces[k])];
+    const double r = std::sqrt(rng.uniform()), s = rng.uniform();
+    const double wa = 1 - r, wb = r * (1 - s), wc = r * s;  // uniform in the triangle
+    const Vec3 p = wa * mesh.vertices[t[0]] + wb * mesh.vertices[t[1]] + wc * mesh.vertices[t[2]];
+    Vec3 n = wa * normals[t[0]] + wb * normals[t[1]] + wc * normals[t[2]];
+    if (!(n.norm() > 1e-9))
+      n = (mesh.vertices[t[1]] - mesh.vertices[t[0]])
+              .cross(mesh.vertices[t[2]] - mesh.vertices[t[0]]);
+    return {p, n.normalized()};
+  }
+
+  kernels::Vector3<double> k(const Vec3& v) const { return {v.x(), v.y(), v.z()}; }
+
+  // As grow_centerline, over the mesh: falls down (and backwards in front, in head coordinates)
+  // and is pushed out to `layer` above the surface along the distance field's gradient.
+  std::vector<Vec3> grow(const Vec3& root, const Vec3& normal, double layer, double h,
+                         int samples) const {
+    // Down, and backwards while in front of the head's middle (combed back, then falling).
+    auto fall_at = [&](const Vec3& q) {
+      const double in_front = std::max(0.0, (to_head * q - center).z() / half.z() + 0.2);
+      return Vec3(to_head.transpose() * Vec3(0, -1, -2.5 * in_front).normalized());
+    };
+    const Vec3 fall = fall_at(root);
+    std::vector<Vec3> c(static_cast<std::size_t>(samples));
+    c[0] = root;
+    // The comb direction along the scalp: the fall's part across the normal, plus a part away
+    // from the scalp's middle (at the crown the fall is along the normal: hair radiates from
+    // the whorl instead of standing up).
+    const Vec3 middle = to_head.transpose() * center;
+    Vec3 radial = (root - middle) - (root - middle).dot(normal) * normal;
+    radial = radial.norm() > 1e-9 ? Vec3(radial.normalized()) : Vec3::Zero();
+    Vec3 comb = fall - fall.dot(normal) * normal;
+    comb += 0.5 * radial;
+    Vec3 d =
+        comb.norm() > 1e-9 ? Vec3((normal + kCombWeight * comb.normalized()).normalized()) : normal;
+    for (int i = 1; i < samples; ++i) {
+      d = (d + h * kFallRate * fall_at(c[std::size_t(i) - 1])).normalized();
+      Vec3 q = c[std::size_t(i) - 1] + h * d;
+      // The grid is exact only within its band (beyond, it reads +band with no gradient): the
+      // layer and the sliding zone stay inside it.
+      const double reach = 0.9 * grid.band, lay = std::min(layer, reach);
+      const double dist = field.distance(k(q));
+      const kernels::Vector3<double> g =
+          dist < reach ? field.gradient(k(q)) : kernels::Vector3<double>{};
+      const Vec3 gradient(g.x, g.y, g.z);
+      if (dist < std::min(lay + kHug, reach) && gradient.norm() > 0.5) {
+        const Vec3 n = gradient.normalized();
+        if (dist < lay) q += (lay - dist) * n;
+        // Pushed out, or near the scalp and leaving it: slide along it (combed hair lies on
+        // the head until it falls past it).
+        const Vec3 along = d - d.dot(n) * n;
+        if ((dist < lay || d.dot(n) > 0) && along.norm() > 1e-9) d = along.normalized();
+      }
+      c[std::size_t(i)] = q;
+    }
+    return c;
+  }
+};
+
 }  // namespace
 
 HairStyle parse_hair_style(std::string_view text, const std::string& where) {
@@ -194,8 +317,18 @@ StrandSet generate_hairstyle(const HairstyleParams& p) {
     samples_per_metre = 16 / p.wave_length;
   }
 
+  std::optional<MeshScalp> mesh;
+  if (p.scalp) mesh.emplace(p, scalp_triangles(p));
+  std::size_t n = static_cast<std::size_t>(p.strands);
+  if (p.density > 0) {
+    check(std::isfinite(p.density), "density", "must be a finite number");
+    const double area = mesh ? mesh->area() : scalp_area(p);
+    n = static_cast<std::size_t>(std::llround(p.density * area));
+    check(n >= 1 && n <= 10'000'000, "density",
+          "gives fewer than 1 or more than 10000000 strands on the scalp");
+  }
+
   StrandSet s;
-  const auto n = static_cast<std::size_t>(p.strands);
   s.points.resize(n * p.vertices);
   s.offsets.resize(n + 1);
   for (std::size_t i = 0; i <= n; ++i) s.offsets[i] = i * p.vertices;
@@ -203,18 +336,89 @@ StrandSet generate_hairstyle(const HairstyleParams& p) {
 #pragma omp parallel for schedule(dynamic, 64)
   for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(n); ++i) {
     Random rng(p.seed, static_cast<std::uint64_t>(i));
-    const Vec3 root = sample_root(rng, p.head_radii);
+    Vec3 root, outward;
+    if (mesh) {
+      std::tie(root, outward) = mesh->sample(rng);
+    } else {
+      root = sample_root(rng, p.head_radii);
+      outward = root;
+    }
     const double length = p.length * rng.uniform(0.9, 1.1);
     const double layer = rng.uniform(kLayerMin, kLayerMax);
     const double grow = 1.3 * length * centerline_per_length;
     const int samples = static_cast<int>(
         std::clamp(std::max(4.0 * p.vertices, grow * samples_per_metre) + 2, 64.0, 200000.0));
     std::vector<Vec3> curve =
-        grow_centerline(root, p.head_radii, layer, grow / (samples - 1), samples);
-    add_style(curve, p, rng);
+        mesh ? mesh->grow(root, outward, layer, grow / (samples - 1), samples)
+             : grow_centerline(root, p.head_radii, layer, grow / (samples - 1), samples);
+    add_style(curve, p, rng, outward);
     cut_and_resample(curve, length, p.vertices, s.points.data() + i * p.vertices);
   }
   return s;
+}
+
+std::vector<int> scalp_triangles(const HairstyleParams& p) {
+  check(p.scalp != nullptr, "scalp", "no mesh");
+  const TriangleMesh& m = *p.scalp;
+  std::vector<int> faces;
+  if (!p.scalp_faces.empty()) {
+    for (int f : p.scalp_faces) {
+      if (f < 0 || std::size_t(f) >= m.triangles.size())
+        throw Error("scalp_faces", "face " + std::to_string(f) + " is not in the mesh (" +
+                                       std::to_string(m.triangles.size()) + " triangles)");
+      faces.push_back(f);
+    }
+    return faces;
+  }
+  check(p.cap_normal.allFinite() && p.cap_point.allFinite(), "cap", "must be finite");
+  for (std::size_t f = 0; f < m.triangles.size(); ++f) {
+    bool inside = true;
+    for (int v : m.triangles[f])
+      inside = inside && p.cap_normal.dot(m.vertices[v] - p.cap_point) >= 0;
+    if (inside) faces.push_back(int(f));
+  }
+  check(!faces.empty(), "cap", "no triangle of the mesh lies wholly above the cap plane");
+  return faces;
+}
+
+double scalp_area(const HairstyleParams& p) {
+  if (!p.scalp) {  // the ellipsoid's scalp: by midpoint quadrature over the unit sphere
+    const int rings = 400;
+    double area = 0;
+    const Vec3& r = p.head_radii;
+    for (int i = 0; i < rings; ++i)
+      for (int j = 0; j < 2 * rings; ++j) {
+        const double th = kPi * (i + 0.5) / rings, ph = kPi * (j + 0.5) / rings;
+        const Vec3 u(std::sin(th) * std::sin(ph), std::cos(th), std::sin(th) * std::cos(ph));
+        if (!on_scalp(u)) continue;
+        const Vec3 dth(r.x() * std::cos(th) * std::sin(ph), -r.y() * std::sin(th),
+                       r.z() * std::cos(th) * std::cos(ph));
+        const Vec3 dph(r.x() * std::sin(th) * std::cos(ph), 0,
+                       -r.z() * std::sin(th) * std::sin(ph));
+        area += dth.cross(dph).norm();
+      }
+    return area * (kPi / rings) * (kPi / rings);
+  }
+  double area = 0;
+  for (int f : scalp_triangles(p)) {
+    const auto& t = p.scalp->triangles[std::size_t(f)];
+    const auto& v = p.scalp->vertices;
+    area += 0.5 * (v[t[1]] - v[t[0]]).cross(v[t[2]] - v[t[0]]).norm();
+  }
+  return area;
+}
+
+std::vector<Vec3> sample_scalp_roots(const HairstyleParams& p, int count, std::uint64_t seed) {
+  check(count >= 0, "count", "must be >= 0");
+  std::optional<MeshScalp> mesh;
+  if (p.scalp) mesh.emplace(p, scalp_triangles(p), false);
+  std::vector<Vec3> roots(static_cast<std::size_t>(count));
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < count; ++i) {
+    Random rng(seed, (std::uint64_t(1) << 62) | std::uint64_t(i));  // not the strands' streams
+    roots[std::size_t(i)] = mesh ? mesh->sample(rng).first : sample_root(rng, p.head_radii);
+  }
+  return roots;
 }
 
 }  // namespace hairsim

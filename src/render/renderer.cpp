@@ -2,13 +2,21 @@
 //  - head mesh: triangles with smooth Lambert shading, two-sided;
 //  - strands: each segment drawn as a screen-space capsule of fixed pixel width, depth-tested,
 //    shaded with Kajiya-Kay (1989): diffuse sin(T, L), specular sin(T, H)^p, with T the segment
-//    tangent, L the light and H the half vector; a root-to-tip ramp stands in for self-shadowing.
+//    tangent, L the light and H the half vector;
+//  - lights: a key light whose light the hair attenuates (an opacity shadow map, Kim & Neumann
+//    2001: strand samples counted in layers of depth from the light, transmittance
+//    exp(-density x samples in front)) and the head blocks (a depth map from the light), a fill
+//    light from the other side, and ambient light.
+//  - threads: shading per strand, rasterisation per band of rows (each band draws its segments
+//    in strand order), so the image does not depend on the thread count.
 // Shading is linear; the box-filtered result is written gamma-encoded (2.2).
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
+
+#include <omp.h>
 
 #include "hairsim/error.hpp"
 #include "hairsim/render.hpp"
@@ -88,16 +96,137 @@ struct Framebuffer {
   }
 };
 
-struct Lighting {
-  Vec3 light;  // unit vector towards the key light (world)
-  Vec3 view;   // unit vector towards the camera (world)
+// Opacity shadow map from the key light: light-space texels (n x n) with `layers` depth
+// layers over the drawn geometry's extent; strand samples are counted per voxel and summed
+// front to back, the head's nearest depth is kept per texel.
+struct ShadowMap {
+  static constexpr int n = 192, layers = 48;
+  Eigen::Matrix3d to_light;  // rows: u, v, depth (along the light's travel)
+  Vec3 lo = Vec3::Zero();    // light-space box corner
+  Vec3 cell = Vec3::Ones();  // its cell size per axis
+  std::vector<float> count;  // n * n * layers, then running sums in depth
+  std::vector<float> head;   // n * n: nearest head depth (light space, cells), +inf: none
+  float density = 0;
+  bool on = false;
+
+  Vec3 grid(const Vec3& p) const { return (to_light * p - lo).cwiseQuotient(cell); }
+  // Strand samples in front of p along the light (trilinear in the summed layers).
+  float in_front(const Vec3& g) const {
+    const double x = std::clamp(g.x() - 0.5, 0.0, n - 1.0),
+                 y = std::clamp(g.y() - 0.5, 0.0, n - 1.0);
+    const double z = std::clamp(g.z() - 1.0, -1.0, layers - 1.0);  // the layers strictly in front
+    const int i = std::min(int(x), n - 2), j = std::min(int(y), n - 2);
+    const double fx = x - i, fy = y - j;
+    auto at = [&](int ii, int jj) {
+      if (z < 0) return 0.0;
+      const int k = std::min(int(z), layers - 2);
+      const double fz = z - k;
+      const float* c = &count[(std::size_t(jj) * n + ii) * layers];
+      return c[k] * (1 - fz) + c[k + 1] * fz;
+    };
+    return float((at(i, j) * (1 - fx) + at(i + 1, j) * fx) * (1 - fy) +
+                 (at(i, j + 1) * (1 - fx) + at(i + 1, j + 1) * fx) * fy);
+  }
+  // Fraction of the key light reaching p.
+  float transmittance(const Vec3& p) const {
+    if (!on) return 1;
+    const Vec3 g = grid(p);
+    float t = std::exp(-density * in_front(g));
+    const int i = std::clamp(int(g.x()), 0, n - 1), j = std::clamp(int(g.y()), 0, n - 1);
+    if (g.z() > head[std::size_t(j) * n + i] + 1.5) t *= 0.15f;  // behind the head
+    return t;
+  }
 };
 
-Lighting make_lighting(const Camera& cam) {
-  // Key light above, to the left and in front of the camera: a classic three-quarter light.
+struct Lighting {
+  Vec3 light;  // unit vector towards the key light (world)
+  Vec3 fill;   // unit vector towards the fill light
+  Vec3 view;   // unit vector towards the camera (world)
+  ShadowMap shadow;
+};
+
+constexpr float kAmbient = 0.18f, kKey = 0.85f, kFill = 0.35f;
+
+Lighting make_lighting(const Camera& cam, const RenderOptions& o) {
+  // Key light above, to the left and in front of the camera: a classic three-quarter light;
+  // the fill from the right, lower.
   const Vec3 right = cam.world_to_camera.row(0), up = cam.world_to_camera.row(1);
-  return {(-0.5 * right + 0.8 * up - 0.6 * cam.forward()).normalized(), -cam.forward()};
+  Lighting l;
+  l.light = o.key_light.norm() > 0
+                ? Vec3(o.key_light.normalized())
+                : Vec3((-0.5 * right + 0.8 * up - 0.6 * cam.forward()).normalized());
+  l.fill = (0.8 * right + 0.1 * up - 0.6 * cam.forward()).normalized();
+  l.view = -cam.forward();
+  return l;
 }
+
+// The opacity shadow map of the strands and the head for the key light.
+void build_shadow_map(ShadowMap& m, const Vec3& light, const StrandSet& s, const TriangleMesh* head,
+                      const RenderOptions& o) {
+  m.on = o.shadows && (s.point_count() > 0);
+  if (!m.on) return;
+  m.density = static_cast<float>(o.shadow_density);
+  const Vec3 d = -light;  // direction the light travels
+  Vec3 u = d.cross(std::abs(d.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).normalized();
+  m.to_light.row(0) = u;
+  m.to_light.row(1) = d.cross(u);
+  m.to_light.row(2) = d;
+  Vec3 lo = Vec3::Constant(1e300), hi = -lo;
+  for (const Vec3& p : s.points) lo = lo.cwiseMin(m.to_light * p), hi = hi.cwiseMax(m.to_light * p);
+  const Vec3 pad = 0.02 * (hi - lo) + Vec3::Constant(1e-6);
+  lo -= pad, hi += pad;
+  m.lo = lo;
+  m.cell = (hi - lo).cwiseQuotient(Vec3(ShadowMap::n, ShadowMap::n, ShadowMap::layers));
+  constexpr int n = ShadowMap::n, layers = ShadowMap::layers;
+  m.count.assign(std::size_t(n) * n * layers, 0.0f);
+  // A strand counts once in every texel it crosses: each segment is sampled once per texel of
+  // its length across the light.
+  for (std::size_t i = 0; i < s.strand_count(); ++i) {
+    const auto strand = s.strand(i);
+    for (std::size_t v = 0; v + 1 < strand.size(); ++v) {
+      const Vec3 a = m.grid(strand[v]), b = m.grid(strand[v + 1]);
+      const int k = std::clamp(
+          int(std::ceil(std::max(std::abs(b.x() - a.x()), std::abs(b.y() - a.y())))), 1, 4 * n);
+      for (int q = 0; q < k; ++q) {
+        const Vec3 g = a + (q + 0.5) / k * (b - a);
+        const int x = std::clamp(int(g.x()), 0, n - 1), y = std::clamp(int(g.y()), 0, n - 1),
+                  z = std::clamp(int(g.z()), 0, layers - 1);
+        m.count[(std::size_t(y) * n + x) * layers + z] += 1;
+      }
+    }
+  }
+  for (std::size_t c = 0; c < std::size_t(n) * n; ++c)  // running sums front to back
+    for (int z = 1; z < layers; ++z) m.count[c * layers + z] += m.count[c * layers + z - 1];
+  m.head.assign(std::size_t(n) * n, std::numeric_limits<float>::infinity());
+  if (!head) return;
+  // The head's depth from the light: its triangles rasterised at the texels' centres.
+  std::vector<Vec3> g(head->vertices.size());
+  for (std::size_t i = 0; i < g.size(); ++i) g[i] = m.grid(head->vertices[i]);
+  for (const auto& t : head->triangles) {
+    const Vec3 &a = g[t[0]], &b = g[t[1]], &c = g[t[2]];
+    const double area = (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
+    if (std::abs(area) < 1e-12) continue;
+    const int x0 = std::max(0, int(std::floor(std::min({a.x(), b.x(), c.x()}))));
+    const int x1 = std::min(n - 1, int(std::ceil(std::max({a.x(), b.x(), c.x()}))));
+    const int y0 = std::max(0, int(std::floor(std::min({a.y(), b.y(), c.y()}))));
+    const int y1 = std::min(n - 1, int(std::ceil(std::max({a.y(), b.y(), c.y()}))));
+    for (int y = y0; y <= y1; ++y)
+      for (int x = x0; x <= x1; ++x) {
+        const double px = x + 0.5, py = y + 0.5;
+        const double w0 = ((b.x() - px) * (c.y() - py) - (b.y() - py) * (c.x() - px)) / area;
+        const double w1 = ((c.x() - px) * (a.y() - py) - (c.y() - py) * (a.x() - px)) / area;
+        const double w2 = 1 - w0 - w1;
+        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+        float& h = m.head[std::size_t(y) * n + x];
+        h = std::min(h, float(w0 * a.z() + w1 * b.z() + w2 * c.z()));
+      }
+  }
+}
+
+// Rows [y0, y1) of the supersampled image: the unit a thread rasterises.
+struct Band {
+  int y0, y1;
+};
 
 void draw_mesh(Framebuffer& fb, const Camera& cam, const Lighting& light, const TriangleMesh& mesh,
                const Color& base) {
@@ -109,62 +238,118 @@ void draw_mesh(Framebuffer& fb, const Camera& cam, const Lighting& light, const 
   }
   std::vector<Vec3> screen(mesh.vertices.size());
   for (std::size_t i = 0; i < mesh.vertices.size(); ++i) screen[i] = cam.project(mesh.vertices[i]);
+  const int band_rows = 16, bands = (fb.h + band_rows - 1) / band_rows;
 
-  for (const auto& t : mesh.triangles) {
-    const Vec3 &a = screen[t[0]], &b = screen[t[1]], &c = screen[t[2]];
-    if (a.z() <= 0 || b.z() <= 0 || c.z() <= 0) continue;  // behind the camera
-    const double area = (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
-    if (std::abs(area) < 1e-12) continue;
-    const int x0 = std::max(0, int(std::floor(std::min({a.x(), b.x(), c.x()}))));
-    const int x1 = std::min(fb.w - 1, int(std::ceil(std::max({a.x(), b.x(), c.x()}))));
-    const int y0 = std::max(0, int(std::floor(std::min({a.y(), b.y(), c.y()}))));
-    const int y1 = std::min(fb.h - 1, int(std::ceil(std::max({a.y(), b.y(), c.y()}))));
-    for (int y = y0; y <= y1; ++y)
-      for (int x = x0; x <= x1; ++x) {
-        const double px = x + 0.5, py = y + 0.5;
-        const double w0 = ((b.x() - px) * (c.y() - py) - (b.y() - py) * (c.x() - px)) / area;
-        const double w1 = ((c.x() - px) * (a.y() - py) - (c.y() - py) * (a.x() - px)) / area;
-        const double w2 = 1 - w0 - w1;
-        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
-        // Perspective-correct depth: 1/z is linear in screen space.
-        const double z = 1.0 / (w0 / a.z() + w1 / b.z() + w2 / c.z());
-        Vec3 n = (w0 * normals[t[0]] + w1 * normals[t[1]] + w2 * normals[t[2]]).normalized();
-        if (n.dot(light.view) < 0) n = -n;  // two-sided
-        const double diffuse = std::max(0.0, n.dot(light.light));
-        const float shade = static_cast<float>(0.25 + 0.75 * diffuse);
-        fb.plot(x, y, static_cast<float>(z), base * shade);
-      }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int band = 0; band < bands; ++band) {
+    const int by0 = band * band_rows, by1 = std::min(fb.h, by0 + band_rows);
+    for (const auto& t : mesh.triangles) {
+      const Vec3 &a = screen[t[0]], &b = screen[t[1]], &c = screen[t[2]];
+      if (a.z() <= 0 || b.z() <= 0 || c.z() <= 0) continue;  // behind the camera
+      const double area = (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
+      if (std::abs(area) < 1e-12) continue;
+      const int x0 = std::max(0, int(std::floor(std::min({a.x(), b.x(), c.x()}))));
+      const int x1 = std::min(fb.w - 1, int(std::ceil(std::max({a.x(), b.x(), c.x()}))));
+      const int y0 = std::max(by0, int(std::floor(std::min({a.y(), b.y(), c.y()}))));
+      const int y1 = std::min(by1 - 1, int(std::ceil(std::max({a.y(), b.y(), c.y()}))));
+      for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x) {
+          const double px = x + 0.5, py = y + 0.5;
+          const double w0 = ((b.x() - px) * (c.y() - py) - (b.y() - py) * (c.x() - px)) / area;
+          const double w1 = ((c.x() - px) * (a.y() - py) - (c.y() - py) * (a.x() - px)) / area;
+          const double w2 = 1 - w0 - w1;
+          if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+          // Perspective-correct depth: 1/z is linear in screen space.
+          const double z = 1.0 / (w0 / a.z() + w1 / b.z() + w2 / c.z());
+          const std::size_t i = std::size_t(y) * fb.w + x;
+          if (!(float(z) < fb.depth[i])) continue;
+          Vec3 n = (w0 * normals[t[0]] + w1 * normals[t[1]] + w2 * normals[t[2]]).normalized();
+          if (n.dot(light.view) < 0) n = -n;  // two-sided
+          const Vec3 p = z * (w0 / a.z() * mesh.vertices[t[0]] + w1 / b.z() * mesh.vertices[t[1]] +
+                              w2 / c.z() * mesh.vertices[t[2]]);
+          const double key = std::max(0.0, n.dot(light.light)) * light.shadow.transmittance(p);
+          const double fill = std::max(0.0, n.dot(light.fill));
+          const float shade = static_cast<float>(kAmbient + kKey * key + kFill * fill);
+          fb.depth[i] = static_cast<float>(z);
+          fb.color[i] = base * shade;
+        }
+    }
   }
 }
 
-// Kajiya-Kay shading of a segment with unit tangent t.
-Vec3f hair_shade(const Vec3& t, const Lighting& light, const Vec3f& base, float darkening) {
-  const double tl = t.dot(light.light);
-  const double diffuse = std::sqrt(std::max(0.0, 1 - tl * tl));
-  const Vec3 half = (light.light + light.view).normalized();
-  const double th = t.dot(half);
-  const double specular = std::pow(std::sqrt(std::max(0.0, 1 - th * th)), 80.0);
-  const Vec3f lit = base * static_cast<float>(0.25 + 0.75 * diffuse) * darkening;
-  return lit + Vec3f::Constant(static_cast<float>(0.35 * specular) * darkening);
+// Kajiya-Kay shading of a segment with unit tangent t: the key light (times its transmittance
+// through the hair in front), the fill light and ambient light.
+Vec3f hair_shade(const Vec3& t, const Lighting& light, const Vec3f& base, float brightness,
+                 float key_transmittance) {
+  auto kajiya_kay = [&](const Vec3& l, double& diffuse, double& specular) {
+    const double tl = t.dot(l);
+    diffuse = std::sqrt(std::max(0.0, 1 - tl * tl));
+    const Vec3 half = (l + light.view).normalized();
+    const double th = t.dot(half);
+    specular = std::pow(std::sqrt(std::max(0.0, 1 - th * th)), 80.0);
+  };
+  double kd, ks, fd, fs;
+  kajiya_kay(light.light, kd, ks);
+  kajiya_kay(light.fill, fd, fs);
+  const float key = kKey * key_transmittance;
+  const Vec3f lit = base * static_cast<float>(kAmbient + key * kd + kFill * fd) * brightness;
+  return lit +
+         Vec3f::Constant(static_cast<float>(0.3 * (key * ks + 0.3 * kFill * fs)) * brightness);
 }
 
-// Segment as a screen-space capsule of half width `hw` supersampled pixels.
-void draw_segment(Framebuffer& fb, const Vec3& a, const Vec3& b, double hw, const Vec3f& c) {
+// Segment as a screen-space capsule of half width `hw` supersampled pixels, the rows of `band`.
+void draw_segment(Framebuffer& fb, const Band& band, const Vec3& a, const Vec3& b, double hw,
+                  const Vec3f& c) {
   if (a.z() <= 0 || b.z() <= 0) return;
   const int x0 = std::max(0, int(std::floor(std::min(a.x(), b.x()) - hw)));
   const int x1 = std::min(fb.w - 1, int(std::ceil(std::max(a.x(), b.x()) + hw)));
-  const int y0 = std::max(0, int(std::floor(std::min(a.y(), b.y()) - hw)));
-  const int y1 = std::min(fb.h - 1, int(std::ceil(std::max(a.y(), b.y()) + hw)));
+  const int y0 = std::max(band.y0, int(std::floor(std::min(a.y(), b.y()) - hw)));
+  const int y1 = std::min(band.y1 - 1, int(std::ceil(std::max(a.y(), b.y()) + hw)));
   const double dx = b.x() - a.x(), dy = b.y() - a.y();
-  const double len2 = dx * dx + dy * dy;
-  for (int y = y0; y <= y1; ++y)
-    for (int x = x0; x <= x1; ++x) {
-      const double px = x + 0.5 - a.x(), py = y + 0.5 - a.y();
-      const double s = len2 > 0 ? std::clamp((px * dx + py * dy) / len2, 0.0, 1.0) : 0.0;
+  const double len2 = dx * dx + dy * dy, len = std::sqrt(len2);
+  const double inv_len2 = len2 > 0 ? 1 / len2 : 0.0;
+  for (int y = y0; y <= y1; ++y) {
+    // The capsule's span on this row (relative to a.x): the union of its two end discs and
+    // the slab between them (convex, so one interval); scanned with a pixel's margin and the
+    // exact test below, so that only the pixels tested change, not the ones drawn.
+    const double py = y + 0.5 - a.y();
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    auto add = [&](double l, double h) {
+      if (l <= h) lo = std::min(lo, l), hi = std::max(hi, h);
+    };
+    if (std::abs(py) <= hw) {
+      const double r = std::sqrt(hw * hw - py * py);
+      add(-r, r);
+    }
+    if (std::abs(py - dy) <= hw) {
+      const double r = std::sqrt(hw * hw - (py - dy) * (py - dy));
+      add(dx - r, dx + r);
+    }
+    if (len2 > 0) {
+      double l = -std::numeric_limits<double>::infinity(), h = -l;
+      auto clip = [&](double k, double c0, double c1) {  // c0 <= k px + m <= c1, m folded in
+        if (k == 0) {
+          if (!(c0 <= 0 && 0 <= c1)) l = 1, h = 0;
+          return;
+        }
+        const double u = c0 / k, v = c1 / k;
+        l = std::max(l, std::min(u, v)), h = std::min(h, std::max(u, v));
+      };
+      clip(dy, py * dx - hw * len, py * dx + hw * len);  // |px dy - py dx| <= hw len
+      clip(dx, -py * dy, len2 - py * dy);                // 0 <= px dx + py dy <= len2
+      add(l, h);
+    }
+    if (!(lo <= hi)) continue;
+    const int xa = std::max(x0, int(std::floor(a.x() + lo - 0.5)) - 1);
+    const int xb = std::min(x1, int(std::ceil(a.x() + hi - 0.5)) + 1);
+    for (int x = xa; x <= xb; ++x) {
+      const double px = x + 0.5 - a.x();
+      const double s = len2 > 0 ? std::clamp((px * dx + py * dy) * inv_len2, 0.0, 1.0) : 0.0;
       const double ex = px - s * dx, ey = py - s * dy;
       if (ex * ex + ey * ey > hw * hw) continue;
       fb.plot(x, y, static_cast<float>(a.z() + s * (b.z() - a.z())), c);
     }
+  }
 }
 
 // Small deterministic per-strand brightness jitter so neighbouring strands separate visually.
@@ -179,21 +364,46 @@ float strand_jitter(std::size_t i) {
 void draw_strands(Framebuffer& fb, const Camera& cam, const Lighting& light, const StrandSet& s,
                   const RenderOptions& o) {
   const double hw = std::max(0.5, 0.5 * o.line_width_px * o.supersample);
-  for (std::size_t i = 0; i < s.strand_count(); ++i) {
+  // Shading and projection per segment (segment v of strand i at offsets[i] - i + v).
+  const std::size_t strands = s.strand_count(), segments = s.point_count() - strands;
+  std::vector<Vec3> screen(s.point_count());
+  std::vector<Vec3f> color(segments);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::ptrdiff_t ii = 0; ii < std::ptrdiff_t(strands); ++ii) {
+    const std::size_t i = std::size_t(ii);
     const auto strand = s.strand(i);
     const float jitter = strand_jitter(i);
-    Vec3 prev = cam.project(strand[0]);
+    for (std::size_t v = 0; v < strand.size(); ++v)
+      screen[s.offsets[i] + v] = cam.project(strand[v]);
     for (std::size_t v = 0; v + 1 < strand.size(); ++v) {
-      const Vec3 next = cam.project(strand[v + 1]);
       const Vec3 d = strand[v + 1] - strand[v];
       const Vec3 t = d.norm() > 0 ? Vec3(d.normalized()) : Vec3::UnitY();
-      // Roots sit under other hair: darker there (a cheap stand-in for self-shadowing).
+      // Without shadows, roots are darkened as a stand-in for the hair above them.
       const float along = static_cast<float>(v + 1) / static_cast<float>(strand.size());
-      const float darkening = jitter * (0.55f + 0.45f * along);
+      const float brightness = light.shadow.on ? jitter : jitter * (0.55f + 0.45f * along);
+      const float key = light.shadow.transmittance(0.5 * (strand[v] + strand[v + 1]));
       const Vec3f base = s.has_colors() ? s.colors[s.offsets[i] + v] : o.hair_color;
-      draw_segment(fb, prev, next, hw, hair_shade(t, light, base, darkening));
-      prev = next;
+      color[s.offsets[i] - i + v] = hair_shade(t, light, base, brightness, key);
     }
+  }
+  // Segments binned to bands of rows, in strand order; each band drawn by one thread.
+  const int band_rows = 16, bands = (fb.h + band_rows - 1) / band_rows;
+  std::vector<std::vector<std::uint32_t>> binned(static_cast<std::size_t>(bands));
+  for (std::size_t i = 0; i < strands; ++i)
+    for (std::size_t p = s.offsets[i]; p + 1 < s.offsets[i + 1]; ++p) {
+      const Vec3 &a = screen[p], &b = screen[p + 1];
+      const int y0 = std::max(0, int(std::floor(std::min(a.y(), b.y()) - hw)) / band_rows);
+      const int y1 = std::min(bands - 1, int(std::ceil(std::max(a.y(), b.y()) + hw)) / band_rows);
+      for (int k = y0; k <= y1; ++k) binned[std::size_t(k)].push_back(std::uint32_t(p));
+    }
+  std::vector<std::uint32_t> strand_of(s.point_count());
+  for (std::size_t i = 0; i < strands; ++i)
+    for (std::size_t p = s.offsets[i]; p < s.offsets[i + 1]; ++p) strand_of[p] = std::uint32_t(i);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < bands; ++k) {
+    const Band band{k * band_rows, std::min(fb.h, (k + 1) * band_rows)};
+    for (const std::uint32_t p : binned[std::size_t(k)])
+      draw_segment(fb, band, screen[p], screen[p + 1], hw, color[p - strand_of[p]]);
   }
 }
 
@@ -234,9 +444,14 @@ Image render(const StrandSet& strands, const TriangleMesh* head, const RenderOpt
   const int ss = o.supersample;
   Framebuffer fb(o.width * ss, o.height * ss);
   const Camera cam = frame_camera(lo, hi, o, fb.w, fb.h);
-  const Lighting light = make_lighting(cam);
+  if (o.threads < 0 || o.threads > 1024) throw Error("threads", "must be 0 to 1024");
+  const int threads_before = omp_get_max_threads();
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  Lighting light = make_lighting(cam, o);
+  build_shadow_map(light.shadow, light.light, strands, head, o);
   if (head) draw_mesh(fb, cam, light, *head, o.head_color);
   draw_strands(fb, cam, light, strands, o);
+  if (o.threads > 0) omp_set_num_threads(threads_before);
 
   Image img{o.width, o.height, std::vector<std::uint8_t>(std::size_t(3) * o.width * o.height)};
   const float inv = 1.0f / static_cast<float>(ss * ss);

@@ -101,6 +101,21 @@ std::vector<Eigen::Vector3d> JsonReader::points(const std::string& key, std::siz
   return out;
 }
 
+std::vector<int> JsonReader::integers(const std::string& key, int min, int max) {
+  const nlohmann::json* v = find(key);
+  if (!v) fail(key, "is required");
+  if (!v->is_array() || v->empty()) fail(key, "must be a non-empty array of integers");
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const nlohmann::json& e = (*v)[i];
+    if (!e.is_number_integer() || e.get<long long>() < min || e.get<long long>() > max)
+      fail(key, "entry " + std::to_string(i) + " must be an integer " + std::to_string(min) + "-" +
+                    std::to_string(max));
+    out.push_back(e.get<int>());
+  }
+  return out;
+}
+
 JsonReader JsonReader::object(const std::string& key) {
   const nlohmann::json* v = find(key);
   if (!v) return JsonReader(kEmpty, path_of(key));

@@ -28,6 +28,8 @@ class JsonReader {
   Eigen::Vector3d vec3(const std::string& key, std::optional<Eigen::Vector3d> fallback);
   // A required array of at least `min_count` points [x, y, z] (finite).
   std::vector<Eigen::Vector3d> points(const std::string& key, std::size_t min_count);
+  // A required non-empty array of integers, each in [min, max].
+  std::vector<int> integers(const std::string& key, int min, int max);
   JsonReader object(const std::string& key);  // {} when absent
   // An array of objects, each read as "key[i]" (empty when absent).
   std::vector<JsonReader> objects(const std::string& key);

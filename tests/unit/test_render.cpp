@@ -93,3 +93,74 @@ TEST(Render, PngReadsBackWithLibpng) {
 
 }  // namespace
 }  // namespace hairsim
+
+namespace hairsim {
+namespace {
+
+// Red channel summed over the lowest run of hair pixels in column x (the lower strand).
+int lower_strand_red(const Image& img, int x) {
+  int y = img.height - 1;
+  while (y >= 0 && !reddish(img, x, y)) --y;
+  int sum = 0;
+  for (; y >= 0 && reddish(img, x, y); --y) sum += img.rgb[(std::size_t(y) * img.width + x) * 3];
+  return sum;
+}
+
+// Two horizontal strands seen from +z under a key light from straight above (+y): the upper one
+// (A, y = 3 cm) spans only the left half, so it shades the left half of the lower one (B). With
+// shadow density 1 a strand in front passes e^-1 = 37 % of the key light; B's left half must
+// lose at least 10 % of its brightness against the same scene without A (key 0.85 of ambient
+// 0.18 + key + fill), its right half (nothing above) must keep it within 2 %.
+TEST(Render, ShadowsDarkenAStrandBehindAnOccluder) {
+  auto line = [](double x0, double x1, double y) {
+    std::vector<Vec3> p;
+    for (int i = 0; i <= 40; ++i) p.emplace_back(x0 + (x1 - x0) * i / 40.0, y, 0.0);
+    return p;
+  };
+  StrandSet both, alone;
+  both.add_strand(line(-0.1, 0.1, 0.0));
+  alone.add_strand(line(-0.1, 0.1, 0.0));
+  both.add_strand(line(-0.1, 0.0, 0.03));
+  RenderOptions o;
+  o.width = o.height = 200;
+  o.elevation_deg = 0;
+  o.line_width_px = 3;
+  o.key_light = Vec3::UnitY();
+  o.shadow_density = 1.0;
+  o.frame_min = Vec3(-0.12, -0.05, -0.02);
+  o.frame_max = Vec3(0.12, 0.08, 0.02);
+  const Image with = render(both, nullptr, o), without = render(alone, nullptr, o);
+  const int left = o.width * 3 / 10, right = o.width * 7 / 10;
+  const double shaded = double(lower_strand_red(with, left)) / lower_strand_red(without, left);
+  const double lit = double(lower_strand_red(with, right)) / lower_strand_red(without, right);
+  std::cout << "lower strand under the occluder: " << shaded << " of its unshadowed brightness; "
+            << "beside it: " << lit << "\n";
+  EXPECT_LT(shaded, 0.9);
+  EXPECT_NEAR(lit, 1.0, 0.02);
+  o.shadows = false;  // and without shadows nothing changes
+  EXPECT_EQ(lower_strand_red(render(both, nullptr, o), left),
+            lower_strand_red(render(alone, nullptr, o), left));
+}
+
+// Bands of rows per thread, strands shaded per thread: the same image bit for bit.
+TEST(Render, ImageDoesNotDependOnTheThreadCount) {
+  StrandSet s;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<Vec3> p;
+    for (int j = 0; j < 12; ++j)
+      p.emplace_back(0.01 * std::sin(i * 0.7) + 0.002 * j, -0.01 * j, 0.01 * std::cos(i * 1.3));
+    s.add_strand(p);
+  }
+  const TriangleMesh head = ellipsoid_mesh(Vec3::Constant(0.01), 16);
+  RenderOptions o;
+  o.width = o.height = 120;
+  o.threads = 1;
+  const Image one = render(s, &head, o);
+  o.threads = 2;
+  EXPECT_EQ(render(s, &head, o).rgb, one.rgb);
+  o.threads = 3;
+  EXPECT_EQ(render(s, &head, o).rgb, one.rgb);
+}
+
+}  // namespace
+}  // namespace hairsim
