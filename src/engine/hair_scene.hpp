@@ -21,6 +21,7 @@ struct HairOutputs {
   int width = 640, height = 640;
   double azimuth_deg = 30, elevation_deg = 10;
   int checkpoint_every = 0;  // frames between checkpoints (0: none); `hairsim run --resume`
+  bool density_png = false;  // interaction.density_png: the hair's density on a slice, each PNG
 };
 
 // What makes a run stop as diverged although every value is finite: hair that stretches or
