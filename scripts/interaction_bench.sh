@@ -16,7 +16,7 @@ printf '%-8s %-8s %-8s %12s %12s %8s %10s\n' strands vertices threads strand_ms 
 for strands in 1000 10000; do
   for t in "${threads[@]}"; do
     OMP_NUM_THREADS=$t "$bin" run "$ROOT/scenes/interaction_volume.json" --out "$work/run" \
-      --set hair.generate.strands=$strands --set hair.vertices=32 --set time.frames=3 \
+      --set hair.generate.strands=$strands --set hair.vertices=32 --frames 3 \
       --set output.png_every=0 >/dev/null
     python3 - "$work/run/summary.json" "$strands" "$t" <<'PY'
 import json, sys

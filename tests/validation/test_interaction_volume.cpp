@@ -157,7 +157,7 @@ TEST(InteractionScenes, SummaryReportsTheStageAndTheDensitySlice) {
   const auto r = test::run_cli(
       "run '" + std::string(HAIRSIM_SOURCE_DIR) +
           "/scenes/interaction_volume.json' --set hair.generate.strands=100 --set hair.vertices=12 "
-          "--set time.frames=3 --set output.png_every=3 --set interaction.density_png=true --out "
+          "--frames 3 --set output.png_every=3 --set interaction.density_png=true --out "
           "'" +
           (dir / "out").string() + "'",
       dir);
