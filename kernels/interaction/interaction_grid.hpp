@@ -17,6 +17,7 @@
 // the grid's, v += α (I u - v) with α = 1 - exp(-friction Δt) (PIC part), and takes the
 // pressure's change I (u' - u) (FLIP part); I the trilinear interpolation.
 #include <cmath>
+#include <cstddef>
 
 #include "common/batch_layout.hpp"
 #include "common/hd.hpp"
@@ -223,21 +224,37 @@ struct Points {
   VertexScalars<T> mass;
   int strands = 0, vertices = 0, tile_width = 1, clamped = 0;
   HS_HD long count() const { return long(strands) * vertices; }
+  // Offset of row `row` of point p's strand in an array of `rows` rows per strand (two integer
+  // divisions per point, not per component).
+  struct Place {
+    int vertex;
+    std::size_t tile_start;  // tile index times tile_width
+    int lane;
+  };
+  HS_HD Place place(long p) const {
+    const int s = int(p / vertices);
+    const int tile = s / tile_width;
+    return {int(p - long(s) * vertices), std::size_t(tile) * std::size_t(tile_width),
+            s - tile * tile_width};
+  }
   HS_HD Vector3<T> get(const VertexVectors<T>& f, long p) const {
-    const int s = int(p / vertices), i = int(p % vertices);
+    const Place q = place(p);
     Vector3<T> out;
-    for (int c = 0; c < 3; ++c)
-      out[c] = f.array[c][tiled_index(f.row(i, c), s, f.rows, tile_width)];
+    for (int c = 0; c < 3; ++c) out[c] = f.array[c][index(q, f.row(q.vertex, c), f.rows)];
     return out;
   }
   HS_HD void set(const VertexVectors<T>& f, long p, const Vector3<T>& value) const {
-    const int s = int(p / vertices), i = int(p % vertices);
-    for (int c = 0; c < 3; ++c)
-      f.array[c][tiled_index(f.row(i, c), s, f.rows, tile_width)] = value[c];
+    const Place q = place(p);
+    for (int c = 0; c < 3; ++c) f.array[c][index(q, f.row(q.vertex, c), f.rows)] = value[c];
   }
   HS_HD T get_mass(long p) const {
-    const int s = int(p / vertices), i = int(p % vertices);
-    return mass.array[tiled_index(mass.row(i), s, mass.rows, tile_width)];
+    const Place q = place(p);
+    return mass.array[index(q, mass.row(q.vertex), mass.rows)];
+  }
+  // tiled_index(row, s, rows, tile_width) of batch_layout.hpp, from a Place.
+  HS_HD std::size_t index(const Place& q, int row, int rows) const {
+    return (q.tile_start * std::size_t(rows)) + std::size_t(row) * std::size_t(tile_width) +
+           std::size_t(q.lane);
   }
   HS_HD bool free(long p) const { return int(p % vertices) >= clamped; }
 };

@@ -117,26 +117,27 @@ class HostInteraction {
       occupied_cells_ += start_[std::size_t(c) + 1] > 0;
       start_[std::size_t(c) + 1] += start_[std::size_t(c)];
     }
+    // Each point's slot in cell order (stable: point order inside a cell), then its stencil
+    // fractions, mass and momentum written there, the points read in their own order.
     order_.resize(std::size_t(n));
     {
       std::vector<long> next(start_.begin(), start_.end() - 1);
       for (long p = 0; p < n; ++p)
-        order_[std::size_t(next[std::size_t(key_[std::size_t(p)])]++)] = p;
+        order_[std::size_t(p)] = next[std::size_t(key_[std::size_t(p)])]++;
     }
-    // The sorted points' stencil fractions, mass and momentum.
     for (auto* v : {&sf_[0], &sf_[1], &sf_[2], &sm_, &sp_[0], &sp_[1], &sp_[2]})
       v->resize(std::size_t(n));
 #pragma omp parallel for schedule(static) if (n > parallel_items_)
-    for (long q = 0; q < n; ++q) {
-      const long p = order_[std::size_t(q)];
+    for (long p = 0; p < n; ++p) {
+      const std::size_t q = std::size_t(order_[std::size_t(p)]);
       const kernels::Vector3<T> x = pts.get(pts.position, p), v = pts.get(pts.velocity, p);
       const auto s = kernels::interaction::stencil(g, x);
       const T m = pts.get_mass(p);
       for (int c = 0; c < 3; ++c) {
-        sf_[c][std::size_t(q)] = s.f[c];
-        sp_[c][std::size_t(q)] = m * v[c];
+        sf_[c][q] = s.f[c];
+        sp_[c][q] = m * v[c];
       }
-      sm_[std::size_t(q)] = m;
+      sm_[q] = m;
     }
     resize_nodes(nodes);
     // Each node gathers from its 8 cells, in a fixed order, and sets its velocity.
@@ -252,7 +253,8 @@ class HostInteraction {
   Grid grid_;
   kernels::interaction::Nodes<T> nodes_;
   std::vector<std::vector<T>> buffers_ = std::vector<std::vector<T>>(13);
-  std::vector<long> key_, start_, order_, active_;
+  std::vector<long> key_, start_, active_;
+  std::vector<long> order_;  // point p's slot in cell order
   std::vector<T> sf_[3], sm_, sp_[3];
   long occupied_cells_ = 0;
   long parallel_items_ = kParallelItems;
