@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/interaction_stage.hpp"
+#include "hairsim/error.hpp"
+#include "hairsim/generate.hpp"
 #include "reference/interaction/interaction_reference.hpp"
 
 namespace hairsim {
@@ -252,6 +254,39 @@ TEST(Interaction, ResultsDoNotDependOnTheThreadCount) {
   omp_set_num_threads(threads);
   EXPECT_TRUE(results[0] == results[1]);
   EXPECT_TRUE(results[0] == results[2]);
+}
+
+// Simulator::create refuses bad interaction settings naming the field (what the API's users, the
+// Python module among them, get without a scene), and the reference backend.
+TEST(Interaction, SimulatorRefusesBadSettingsNamingTheField) {
+  HairstyleParams p;
+  p.strands = 4;
+  p.vertices = 6;
+  HairSetup setup;
+  setup.strands = generate_hairstyle(p);
+  setup.interaction.enabled = true;
+  auto refused = [&](const HairSetup& s, Backend backend, const std::string& field) {
+    try {
+      Simulator::create(s, {"", backend, Precision::float64});
+    } catch (const Error& e) {
+      return std::string(e.what()).rfind(field + ":", 0) == 0;
+    }
+    return false;
+  };
+  HairSetup bad = setup;
+  bad.interaction.cell_size = 0;
+  EXPECT_TRUE(refused(bad, Backend::cpu, "interaction.cell_size"));
+  bad = setup;
+  bad.interaction.friction = -1;
+  EXPECT_TRUE(refused(bad, Backend::cpu, "interaction.friction"));
+  bad = setup;
+  bad.interaction.volume_stiffness = std::nan("");
+  EXPECT_TRUE(refused(bad, Backend::cpu, "interaction.volume_stiffness"));
+  bad = setup;
+  bad.interaction.iterations = -2;
+  EXPECT_TRUE(refused(bad, Backend::cpu, "interaction.iterations"));
+  EXPECT_TRUE(refused(setup, Backend::reference, "interaction.enabled"));
+  EXPECT_FALSE(refused(setup, Backend::cpu, "interaction.enabled"));  // a valid setup is made
 }
 
 }  // namespace
