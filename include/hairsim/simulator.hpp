@@ -70,6 +70,29 @@ struct ModelSettings {
   virtual ~ModelSettings() = default;
 };
 
+// Hair-hair interaction (docs/architecture.md "Hair-hair interaction", docs/scenes.md
+// `interaction`): a stage after each step of every strand that exchanges momentum between the
+// strands through a grid: a volume term (a pressure against compression beyond the groom's
+// mean density at rest) and friction (each vertex's velocity relaxes towards the hair's around
+// it). cpu and cuda backends.
+struct Interaction {
+  bool enabled = false;
+  double cell_size = 0.01;       // m, the grid's spacing
+  double friction = 20;          // 1/s, the rate of the blend towards the grid's velocity
+  double volume_stiffness = 50;  // 1/s, the rate at which an excess density relaxes (0: none)
+  int iterations = 20;           // Jacobi iterations of the pressure (0: no volume term)
+};
+
+// The interaction stage's work so far (all zero when it is off).
+struct InteractionStats {
+  long steps = 0;             // steps it ran
+  double stage_seconds = 0;   // wall time in the stage (s)
+  double strand_seconds = 0;  // wall time in the per-strand steps of those steps (s)
+  long occupied_cells = 0;    // cells holding a vertex, the last step
+  double mean_occupied_cells = 0;
+  double target_density = 0;  // ρ₀, kg/m³: the groom's mean density at rest
+};
+
 // What to simulate, whatever the model and backend. Every strand starts at rest on its own
 // polyline (a groomed style is at rest), its root clamped to the head; all strands share the
 // vertex count (resample first).
@@ -89,7 +112,8 @@ struct HairSetup {
   double drag_normal = 0, drag_tangent = 0;  // N s/m², air drag per unit length
   Wind wind;
   Integrator integrator = Integrator::symplectic;
-  double dt = 1e-4;  // s
+  double dt = 1e-4;         // s
+  Interaction interaction;  // off by default
   // The model's own settings (null: its defaults); of the model simulated, else create() throws.
   std::shared_ptr<const ModelSettings> model_settings;
 };
@@ -152,6 +176,8 @@ class Simulator {
   // Every vertex's velocity (m/s), in the same order.
   virtual void velocities(std::vector<Vec3>& out) = 0;
   virtual std::string device() const = 0;  // "CPU model, N threads" or the GPU's name
+  // The hair-hair interaction stage's work (zeros when setup.interaction is off).
+  virtual InteractionStats interaction_stats() const { return {}; }
 
   // Checkpoints: the complete state, bit for bit (every model variable, the step count and the
   // counters), as bytes for this build on this kind of machine. restore_state() on a simulator

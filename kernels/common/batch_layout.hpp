@@ -13,6 +13,9 @@
 //   HS_HD static void step(const Arrays& tile, int lane, const Parameters&,
 //                          long (&counts)[kCounters]);  // one strand's step, counts added
 //   static VertexVectors<S> positions(const Arrays&), velocities(const Arrays&);
+//   static VertexScalars<S> masses(const Arrays&);      // per-vertex mass, kg
+//   static constexpr int kClampedVertices;  // vertices 0 .. k-1 held by the head: the
+//                                           // interaction stage leaves their velocities
 //   static Collider<S>* colliders(Parameters&, int& count);  // mesh grids to re-point
 #include <cstddef>
 
@@ -38,6 +41,17 @@ struct VertexVectors {
   HS_HD int row(int v, int c) const { return vertex_rows * v + component_row[c]; }
   // Whether all three components live in one array.
   HS_HD bool interleaved() const { return array[0] == array[1] && array[1] == array[2]; }
+};
+
+// A per-vertex scalar field (a mass): vertex v is row vertex_rows * v + first_row of `array`,
+// an array of `rows` rows per strand.
+template <class S>
+struct VertexScalars {
+  S* array = nullptr;
+  int rows = 0;
+  int vertex_rows = 1;
+  int first_row = 0;
+  HS_HD int row(int v) const { return vertex_rows * v + first_row; }
 };
 
 }  // namespace hairsim::kernels

@@ -26,6 +26,7 @@ struct CosseratBatch {
                                                            "contacts",          "retried_steps"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 64;
+  static constexpr int kClampedVertices = 2;  // the root and segment 0's frame follow the head
 
   template <class F>
   HS_HD static void for_each_array(Arrays& a, F&& f) {
@@ -44,6 +45,11 @@ struct CosseratBatch {
   }
   static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }
   static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }
+  // `velocity` is ṗ of the state, one per vertex (eq. 30's predicted position p + Δt ṗ): a
+  // velocity change written there enters the next implicit step as the inertia term's target,
+  // whose minimisation over the inextensible configurations projects it (J⁺ in the M-norm). The
+  // segments' spins Ω stay: the grid carries no angular momentum.
+  static VertexScalars<T> masses(const Arrays& a) { return {a.mass, a.vertices, 1, 0}; }
   static Collider<T>* colliders(Parameters& p, int& count) {
     count = p.loads.collider_count;
     return p.loads.colliders;

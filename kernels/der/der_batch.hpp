@@ -17,6 +17,7 @@ struct DerBatch {
       "projection_iterations", "twist_iterations", "contacts", "solver_failures"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 128;
+  static constexpr int kClampedVertices = 2;  // vertices 0, 1 and θ⁰ follow the head
 
   template <class F>
   HS_HD static void for_each_array(Arrays& a, F&& f) {
@@ -33,6 +34,9 @@ struct DerBatch {
   }
   static VertexVectors<T> positions(const Arrays& a) { return vectors(a.position, a.vertices); }
   static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }
+  // The velocity is the state's (the interaction stage changes it between steps; the next step's
+  // length projection keeps the edges' lengths).
+  static VertexScalars<T> masses(const Arrays& a) { return {a.mass, a.vertices, 1, 0}; }
   static Collider<T>* colliders(Parameters& p, int& count) {
     count = p.collider_count;
     return p.colliders;

@@ -11,9 +11,11 @@
 //   typename Batch::Parameters parameters(double t);       // the step from time t
 #include <omp.h>
 
+#include <chrono>
 #include <memory>
 
 #include "engine/host_batch.hpp"
+#include "engine/interaction_stage.hpp"
 #include "engine/simulator.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
 #include "engine/cuda_simulator.hpp"
@@ -42,15 +44,36 @@ class HostSimulator final : public Simulator {
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
         grids_(mesh_grids(setup)),
         engine_(setup, precision),
-        batch_(engine_.layout(strands(), vertices(), Engine::kHostTileWidth)) {
+        batch_(engine_.layout(strands(), vertices(), Engine::kHostTileWidth)),
+        interaction_(setup.interaction) {
     engine_.load(batch_, setup);
+    if (interaction_.enabled) {
+      stats_.target_density = double(stage_.mean_density(points(), cell()));
+      settings_ = interaction_settings<Scalar>(interaction_, setup.dt, stats_.target_density);
+    }
   }
 
+  // The strands' steps, then (when on) the interaction stage between them and the next.
   void step() override {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
     const int failed = step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_);
     check_solves(counts(), steps_, dt(), failed);
+    if (interaction_.enabled) {
+      const Clock::time_point strands_done = Clock::now();
+      stage_.run(points(), settings_, cell());
+      const Clock::time_point stage_done = Clock::now();
+      stats_.strand_seconds += std::chrono::duration<double>(strands_done - start).count();
+      stats_.stage_seconds += std::chrono::duration<double>(stage_done - strands_done).count();
+      stats_.occupied_cells = stage_.occupied_cells();
+      stats_.mean_occupied_cells +=
+          (double(stats_.occupied_cells) - stats_.mean_occupied_cells) / double(++stats_.steps);
+    }
     ++steps_;
   }
+  InteractionStats interaction_stats() const override { return stats_; }
+  // The stage's grid of the last step (tests, the density slice).
+  const HostInteraction<typename Batch::Scalar>& interaction_stage() const { return stage_; }
   StepCounters counts() override { return batch_counters<Batch>(totals_); }
   void positions(std::vector<Vec3>& out) override {
     batch_.gather(Batch::positions(batch_.arrays()), out);
@@ -74,10 +97,20 @@ class HostSimulator final : public Simulator {
   }
 
  private:
+  using Scalar = typename Batch::Scalar;
+  kernels::interaction::Points<Scalar> points() const {
+    return interaction_points<Batch>(batch_.arrays());
+  }
+  Scalar cell() const { return Scalar(interaction_.cell_size); }
+
   std::vector<std::shared_ptr<const SignedDistanceGrid>> grids_;  // mesh colliders' samples
   Engine engine_;
   HostBatch<Batch> batch_;
   long totals_[Batch::kCounters] = {};
+  Interaction interaction_;
+  HostInteraction<Scalar> stage_;
+  kernels::interaction::Settings<Scalar> settings_;
+  InteractionStats stats_;
 };
 
 // A model's cpu or cuda simulator in float or double.

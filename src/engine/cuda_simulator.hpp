@@ -5,6 +5,7 @@
 // uploaded once, and nothing comes back unless asked: positions or velocities through pinned
 // memory (only the arrays holding them), counters from a device accumulator. Built with CUDA only.
 #include <array>
+#include <chrono>
 #include <map>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "cuda/cuda_api.hpp"
 #include "cuda/device_batch.hpp"
 #include "cuda/stream.hpp"
+#include "engine/cuda_interaction.hpp"
 #include "engine/host_batch.hpp"
 #include "engine/simulator.hpp"
 
@@ -37,7 +39,14 @@ class CudaSimulator final : public Simulator {
         device_((engine_.load(host_, setup), host_.arrays())),
         counts_(Batch::kCounters),
         first_failure_(1),
-        readback_(field_size(Batch::positions(host_.arrays()))) {
+        readback_(field_size(Batch::positions(host_.arrays()))),
+        interaction_(setup.interaction) {
+    if (interaction_.enabled) {  // ρ₀ of the groom at rest, on the host
+      HostInteraction<Scalar> rest;
+      stats_.target_density = double(rest.mean_density(interaction_points<Batch>(host_.arrays()),
+                                                       Scalar(interaction_.cell_size)));
+      settings_ = interaction_settings<Scalar>(interaction_, setup.dt, stats_.target_density);
+    }
     counts_.zero_async(stream_.get());
     first_failure_.fill_bytes_async(0xff, stream_.get());  // cuda::kNoFailure
     // Mesh colliders: their distance samples go to the device once; each step's parameters
@@ -58,10 +67,24 @@ class CudaSimulator final : public Simulator {
     for (int c = 0; c < count; ++c)
       if (colliders[c].sdf.values)
         colliders[c].sdf.values = grids_.at(colliders[c].sdf.values).data();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
     cuda::launch_step<Batch>(device_.arrays(), p, counts_.data(), stream_.get(),
                              first_failure_.data(), steps_);
+    if (interaction_.enabled) {  // synchronises each step (the stage's times and its grid's size)
+      stream_.synchronize();
+      const Clock::time_point strands_done = Clock::now();
+      stats_.occupied_cells = stage_.run(interaction_points<Batch>(device_.arrays()), settings_,
+                                         Scalar(interaction_.cell_size), stream_.get(), true);
+      const Clock::time_point stage_done = Clock::now();
+      stats_.strand_seconds += std::chrono::duration<double>(strands_done - start).count();
+      stats_.stage_seconds += std::chrono::duration<double>(stage_done - strands_done).count();
+      stats_.mean_occupied_cells +=
+          (double(stats_.occupied_cells) - stats_.mean_occupied_cells) / double(++stats_.steps);
+    }
     ++steps_;
   }
+  InteractionStats interaction_stats() const override { return stats_; }
 
   // Synchronises. A failed solve since the last call is thrown here, naming the earliest step
   // and its lowest strand that failed (the steps run ahead of the host).
@@ -148,6 +171,10 @@ class CudaSimulator final : public Simulator {
   cuda::DeviceBuffer<unsigned long long> first_failure_;  // cuda::failure_key of the earliest
   cuda::PinnedBuffer<Scalar> readback_;
   std::map<const float*, cuda::DeviceBuffer<float>> grids_;  // host samples -> device copy
+  Interaction interaction_;
+  CudaInteraction<Scalar> stage_;
+  kernels::interaction::Settings<Scalar> settings_;
+  InteractionStats stats_;
 };
 
 }  // namespace hairsim::engine

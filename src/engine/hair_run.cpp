@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "engine/checkpoint.hpp"
+#include "engine/interaction_stage.hpp"
 #include "engine/model.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/guides.hpp"
@@ -159,6 +160,42 @@ Image contact_sheet(const std::vector<Image>& thumbs) {
   return sheet;
 }
 
+// The hair's density on the grid plane x = x0 (a sagittal slice for a y-up head), as the
+// interaction stage sees it (every vertex of equal weight, cells of h): black for none, white
+// for the slice's densest node; +z to the right, +y up, 4 px per node (at least 256 px across).
+Image density_slice(const std::vector<Vec3>& x, double h, double x0) {
+  engine::HostInteraction<double> stage;
+  const std::vector<double> mass(x.size(), 1.0);
+  kernels::interaction::Points<double> pts;
+  for (int c = 0; c < 3; ++c) {
+    pts.position.array[c] = pts.velocity.array[c] = const_cast<double*>(x[0].data()) + c;
+    pts.position.component_row[c] = pts.velocity.component_row[c] = 0;
+  }
+  pts.position.rows = pts.velocity.rows = 3 * int(x.size());
+  pts.position.vertex_rows = pts.velocity.vertex_rows = 3;
+  pts.mass = {const_cast<double*>(mass.data()), int(x.size()), 1, 0};
+  pts.strands = 1, pts.vertices = int(x.size()), pts.tile_width = 1;
+  stage.splat(pts, h);
+  const kernels::interaction::Grid<double>& g = stage.grid();
+  const int i = std::clamp(int(std::lround((x0 - g.origin.x) / h)), 0, g.nx - 1);
+  double top = 0;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j) top = std::max(top, stage.nodes().mass[g.node(i, j, k)]);
+  const int scale = std::max(4, (256 + std::max(g.ny, g.nz) - 1) / std::max(g.ny, g.nz));
+  Image image;
+  image.width = g.nz * scale, image.height = g.ny * scale;
+  image.rgb.assign(std::size_t(image.width) * image.height * 3, 0);
+  for (int py = 0; py < image.height; ++py)
+    for (int px = 0; px < image.width; ++px) {
+      const int j = g.ny - 1 - py / scale, k = px / scale;
+      const double d = top > 0 ? stage.nodes().mass[g.node(i, j, k)] / top : 0;
+      const auto level =
+          std::uint8_t(std::lround(255 * std::sqrt(d)));  // gamma for the sparse ends
+      for (int c = 0; c < 3; ++c) image.rgb[(std::size_t(py) * image.width + px) * 3 + c] = level;
+    }
+  return image;
+}
+
 bool ffmpeg_available() {
   return std::system("command -v ffmpeg >/dev/null 2>&1") == 0;
 }
@@ -253,6 +290,10 @@ class FrameOutputs {
                                  head.vertices.empty() ? nullptr : &head, view_);
       write_png(out_ / "png" / frame_name(frame, "png"), image);
       if (sc_.output.contact_sheet) thumbs_.push_back(shrink(image, 2));
+      if (sc_.output.density_png)
+        write_png(out_ / "png" / ("density_" + frame_name(frame, "png").substr(6)),
+                  density_slice(x, sc_.setup.interaction.cell_size,
+                                sc_.setup.head.center ? sc_.setup.head.center->x() : 0.0));
       ++png_count_;
     }
     png_s += seconds_since(t0);
@@ -457,7 +498,8 @@ void remove_earlier_outputs(const std::filesystem::path& out) {
   for (const char* folder : {"frames", "png"}) {
     if (!std::filesystem::is_directory(out / folder, ec)) continue;
     for (const auto& entry : std::filesystem::directory_iterator(out / folder, ec))
-      if (entry.path().filename().string().rfind("frame_", 0) == 0)
+      if (entry.path().filename().string().rfind("frame_", 0) == 0 ||
+          entry.path().filename().string().rfind("density_", 0) == 0)
         std::filesystem::remove(entry.path(), ec);
   }
 }
@@ -640,6 +682,22 @@ class HairRun {
       s["render"] = {{"strands", sc_.render.strands},
                      {"interpolation", to_string(sc_.render.options.interpolation)},
                      {"files_hold", sc_.output.strands}};
+    if (sc_.setup.interaction.enabled) {
+      const InteractionStats st = sim_->interaction_stats();
+      const Interaction& in = sc_.setup.interaction;
+      const double total = st.stage_seconds + st.strand_seconds;
+      s["interaction"] = {
+          {"cell_size_m", in.cell_size},
+          {"friction_per_s", in.friction},
+          {"volume_stiffness_per_s", in.volume_stiffness},
+          {"iterations", in.iterations},
+          {"target_density_kg_m3", st.target_density},
+          {"time_share", total > 0 ? st.stage_seconds / total : 0.0},
+          {"stage_ms_per_step", st.steps > 0 ? 1e3 * st.stage_seconds / double(st.steps) : 0.0},
+          {"strand_ms_per_step", st.steps > 0 ? 1e3 * st.strand_seconds / double(st.steps) : 0.0},
+          {"occupied_cells", st.occupied_cells},
+          {"mean_occupied_cells", st.mean_occupied_cells}};
+    }
     const Model& model = find_model(sc_.options.model);
     if (model.summary) {  // the model's own fields
       const double strand_steps = double(sim_->strands()) * double(steps);

@@ -399,6 +399,25 @@ void parse_render(JsonReader r, RenderSettings& out) {
   r.finish();
 }
 
+// The hair-hair interaction stage (docs/scenes.md `interaction`; defaults for human hair).
+void parse_interaction(JsonReader in, HairScene& sc) {
+  Interaction& i = sc.setup.interaction;
+  i.enabled = in.boolean("enabled", false);
+  i.cell_size = in.number("cell_size", i.cell_size, "> 0 and <= 1 (m)",
+                          [](double v) { return v > 0 && v <= 1; });
+  i.friction = in.number("friction", i.friction, ">= 0 (1/s)", scene::non_negative);
+  i.volume_stiffness =
+      in.number("volume_stiffness", i.volume_stiffness, ">= 0 (1/s)", scene::non_negative);
+  i.iterations = in.integer("iterations", i.iterations, 0, 1000);
+  sc.output.density_png = in.boolean("density_png", false);
+  if (i.enabled && sc.options.backend == Backend::reference)
+    in.fail("enabled", "the hair-hair stage runs on the cpu and cuda backends");
+  if (sc.output.density_png && !i.enabled) in.fail("density_png", "needs interaction.enabled");
+  if (sc.output.density_png && sc.output.png_every == 0)
+    in.fail("density_png", "needs output.png_every >= 1 (written beside each preview)");
+  in.finish();
+}
+
 void parse_guard(JsonReader g, RunGuard& guard) {
   guard.max_strain = g.number("max_strain", guard.max_strain, "> 0", scene::positive);
   guard.max_speed = g.number("max_speed", guard.max_speed, "> 0", scene::positive);
@@ -456,6 +475,7 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
   parse_time(top.object("time"), model, sc);
   sc.setup.model_settings = model.parse_settings(top.object("solver"));  // the model's own
   parse_output(top.object("output"), sc.render.strands, sc.output);
+  parse_interaction(top.object("interaction"), sc);
   parse_guard(top.object("guard"), sc.guard);
   top.finish();
   sc.fingerprint = scene_fingerprint(doc);

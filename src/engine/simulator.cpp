@@ -93,6 +93,19 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
   if (!engine::steps_with(model, to_string(setup.integrator)))
     throw Error("integrator",
                 "model '" + model.name + "' has no " + to_string(setup.integrator) + " step");
+  const Interaction& in = setup.interaction;
+  if (in.enabled) {
+    if (options.backend == Backend::reference)
+      throw Error("interaction.enabled", "the hair-hair stage runs on the cpu and cuda backends");
+    if (!(std::isfinite(in.cell_size) && in.cell_size > 0))
+      throw Error("interaction.cell_size", "must be a positive length (m)");
+    if (!(std::isfinite(in.friction) && in.friction >= 0))
+      throw Error("interaction.friction", "must be a rate >= 0 (1/s)");
+    if (!(std::isfinite(in.volume_stiffness) && in.volume_stiffness >= 0))
+      throw Error("interaction.volume_stiffness", "must be a rate >= 0 (1/s)");
+    if (in.iterations < 0 || in.iterations > 10000)
+      throw Error("interaction.iterations", "must be in 0 .. 10000");
+  }
   if (options.backend == Backend::reference && options.precision != Precision::float64)
     throw Error("precision", "the reference backend runs in double only");
   HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default

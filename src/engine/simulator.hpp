@@ -16,6 +16,8 @@ namespace hairsim::engine {
 using hairsim::Backend;
 using hairsim::HairSetup;
 using hairsim::Integrator;
+using hairsim::Interaction;
+using hairsim::InteractionStats;
 using hairsim::ModelSettings;
 using hairsim::parse_backend;
 using hairsim::parse_precision;
