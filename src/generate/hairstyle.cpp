@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "common/sdf_grid.hpp"
+#include "core/random.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/sdf.hpp"
@@ -37,24 +38,13 @@ constexpr double kHug = 0.01;  // m: mesh scalps: within this of the drape layer
 // Portable, cheap random stream per strand: splitmix64 (Steele, Lea & Flood 2014) started at a
 // hash of (seed, strand). The standard distributions are not portable across library
 // implementations, and an mt19937_64 per strand costs more to seed than the strand to grow.
-class Random {
+class Random : public RandomStream {
  public:
-  Random(std::uint64_t seed, std::uint64_t stream) : state_(mix(seed) ^ mix(~stream)) {}
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  using RandomStream::RandomStream;
   Vec3 direction() {  // uniform on the unit sphere (Archimedes: z uniform in [-1, 1])
     const double z = uniform(-1, 1), phi = uniform(0, 2 * kPi), r = std::sqrt(1 - z * z);
     return {r * std::cos(phi), r * std::sin(phi), z};
   }
-
- private:
-  static std::uint64_t mix(std::uint64_t x) {
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-  }
-  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ull); }
-  std::uint64_t state_;
 };
 
 bool on_scalp(const Vec3& u) {

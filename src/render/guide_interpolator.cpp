@@ -9,6 +9,7 @@
 #include <limits>
 #include <numbers>
 
+#include "core/random.hpp"
 #include "hairsim/error.hpp"
 #include "render/guide_arrays.hpp"
 
@@ -18,21 +19,7 @@ namespace {
 using kernels::render::kMaxGuideWeights;
 constexpr int kCandidates = 8;  // nearest guide roots searched for a triangle
 
-// splitmix64 stream per (seed, index), as the generator's (docs/architecture.md, Determinism).
-class Random {
- public:
-  Random(std::uint64_t seed, std::uint64_t stream) : state_(mix(seed) ^ mix(~stream)) {}
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  static std::uint64_t mix(std::uint64_t x) {
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-  }
-  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ull); }
-  std::uint64_t state_;
-};
+using Random = RandomStream;  // per (seed, render strand), as the generator's
 
 // Indices of the `k` roots nearest to p (closest first; ties by index), skipping `skip`.
 std::vector<int> nearest_roots(const std::vector<Vec3>& roots, const Vec3& p, int k,

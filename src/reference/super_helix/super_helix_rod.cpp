@@ -157,20 +157,31 @@ SuperHelix chain(int elements, double length, const Vec3& rest, const Vec3& root
   return rod;
 }
 
-VecX coordinates(const SuperHelix& rod) {
+namespace {
+
+// The active components of a per-element vector (κ, κ̇ or κ⁰), element after element.
+VecX gather(const SuperHelix& rod, const std::vector<Vec3>& per_element) {
   const int k = rod.coordinates_per_element();
   VecX q(rod.coordinate_count());
   for (std::size_t e = 0; e < rod.elements.size(); ++e)
-    q.segment(int(e) * k, k) = active(rod, rod.curvature[e]);
+    q.segment(int(e) * k, k) = active(rod, per_element[e]);
   return q;
 }
 
+VecX rest_coordinates(const SuperHelix& rod) {
+  std::vector<Vec3> rest;
+  for (const Element& e : rod.elements) rest.push_back(e.rest_curvature);
+  return gather(rod, rest);
+}
+
+}  // namespace
+
+VecX coordinates(const SuperHelix& rod) {
+  return gather(rod, rod.curvature);
+}
+
 VecX rates(const SuperHelix& rod) {
-  const int k = rod.coordinates_per_element();
-  VecX q(rod.coordinate_count());
-  for (std::size_t e = 0; e < rod.elements.size(); ++e)
-    q.segment(int(e) * k, k) = active(rod, rod.curvature_rate[e]);
-  return q;
+  return gather(rod, rod.curvature_rate);
 }
 
 void set_coordinates(SuperHelix& rod, const VecX& q) {
@@ -411,10 +422,7 @@ VecX composite_accelerations(const SuperHelix& rod, double h, double t) {
   const CompositeSystem sys = composite_system(rod, t, h);
   const VecX k = stiffness_diagonal(rod);
   const VecX q = coordinates(rod), qdot = rates(rod);
-  VecX rest(rod.coordinate_count());
-  for (std::size_t e = 0; e < rod.elements.size(); ++e)
-    rest.segment(int(e) * rod.coordinates_per_element(), rod.coordinates_per_element()) =
-        active(rod, rod.elements[e].rest_curvature);
+  const VecX rest = rest_coordinates(rod);
   const double nu = rod.internal_friction;
   MatX a = sys.mass;
   a.diagonal() += (h * nu + h * h) * k;
@@ -605,10 +613,7 @@ namespace {
 VecX static_forces(SuperHelix& rod) {
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
   const CompositeSystem sys = composite_system(rod, rod.time, 0.0);
-  VecX rest(rod.coordinate_count());
-  const int k = rod.coordinates_per_element();
-  for (std::size_t e = 0; e < rod.elements.size(); ++e)
-    rest.segment(int(e) * k, k) = active(rod, rod.elements[e].rest_curvature);
+  const VecX rest = rest_coordinates(rod);
   return sys.forces - stiffness_diagonal(rod).cwiseProduct(coordinates(rod) - rest);
 }
 
