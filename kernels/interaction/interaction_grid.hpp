@@ -117,6 +117,22 @@ struct Nodes {
   T* pressure_next = nullptr;
 };
 
+// The node arrays over kNodePlanes planes of one store (the host's vectors, the device's buffers),
+// in the order above: mass, momentum xyz, velocity xyz, change xyz, rhs, pressure, pressure_next.
+inline constexpr int kNodePlanes = 13;
+template <class T, class Plane>
+Nodes<T> nodes_over(Plane plane) {  // plane(k): the k-th array
+  Nodes<T> n;
+  n.mass = plane(0);
+  for (int c = 0; c < 3; ++c) {
+    n.momentum[c] = plane(1 + c);
+    n.velocity[c] = plane(4 + c);
+    n.change[c] = plane(7 + c);
+  }
+  n.rhs = plane(10), n.pressure = plane(11), n.pressure_next = plane(12);
+  return n;
+}
+
 // The 6 neighbours of node (i, j, k) along axis a, -1 outside the grid.
 template <class T>
 HS_HD long neighbour(const Grid<T>& g, int i, int j, int k, int axis, int side) {

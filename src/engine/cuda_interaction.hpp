@@ -64,16 +64,9 @@ class CudaInteraction {
     if (buffers_.empty() || buffers_[0].size() < std::size_t(nodes)) {
       const std::size_t n = std::size_t(nodes) + std::size_t(nodes) / 2;  // room to grow
       buffers_.clear();
-      for (int k = 0; k < 13; ++k) buffers_.emplace_back(n);
-      T* b[13];
-      for (int k = 0; k < 13; ++k) b[k] = buffers_[std::size_t(k)].data();
-      nodes_.mass = b[0];
-      for (int c = 0; c < 3; ++c) {
-        nodes_.momentum[c] = b[1 + c];
-        nodes_.velocity[c] = b[4 + c];
-        nodes_.change[c] = b[7 + c];
-      }
-      nodes_.rhs = b[10], nodes_.pressure = b[11], nodes_.pressure_next = b[12];
+      for (int k = 0; k < kernels::interaction::kNodePlanes; ++k) buffers_.emplace_back(n);
+      nodes_ = kernels::interaction::nodes_over<T>(
+          [&](int k) { return buffers_[std::size_t(k)].data(); });
     }
     if (flags_.size() < std::size_t(cells))
       flags_ = cuda::DeviceBuffer<unsigned int>(std::size_t(cells) + std::size_t(cells) / 2);

@@ -26,7 +26,7 @@ struct HairOutputs {
   // strands) or "both" (guides first, then render strands).
   std::string strands = "guides";
   bool contact_sheet = true;  // DIR/contact_sheet.png: 6 of the previews in one image
-  bool density_png = false;  // interaction.density_png: the hair's density on a slice, each PNG
+  bool density_png = false;   // interaction.density_png: the hair's density on a slice, each PNG
 };
 
 // Render strands interpolated from the simulated guides every frame (docs/scenes.md, `render`).

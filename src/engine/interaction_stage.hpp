@@ -239,20 +239,14 @@ class HostInteraction {
   void resize_nodes(long nodes) {
     const std::size_t n = std::size_t(nodes);
     for (std::vector<T>& b : buffers_) b.resize(n);
-    T* b[13];
-    for (int k = 0; k < 13; ++k) b[k] = buffers_[std::size_t(k)].data();
-    nodes_.mass = b[0];
-    for (int c = 0; c < 3; ++c) {
-      nodes_.momentum[c] = b[1 + c];
-      nodes_.velocity[c] = b[4 + c];
-      nodes_.change[c] = b[7 + c];
-    }
-    nodes_.rhs = b[10], nodes_.pressure = b[11], nodes_.pressure_next = b[12];
+    nodes_ =
+        kernels::interaction::nodes_over<T>([&](int k) { return buffers_[std::size_t(k)].data(); });
   }
 
   Grid grid_;
   kernels::interaction::Nodes<T> nodes_;
-  std::vector<std::vector<T>> buffers_ = std::vector<std::vector<T>>(13);
+  std::vector<std::vector<T>> buffers_ =
+      std::vector<std::vector<T>>(kernels::interaction::kNodePlanes);
   std::vector<long> key_, start_, active_;
   std::vector<long> order_;  // point p's slot in cell order
   std::vector<T> sf_[3], sm_, sp_[3];

@@ -160,6 +160,29 @@ Lighting make_lighting(const Camera& cam, const RenderOptions& o) {
   return l;
 }
 
+// Every pixel (x, y) of [x_lo, x_hi] × [y_lo, y_hi] whose centre lies in the screen triangle
+// a b c (x, y of each; degenerate ones skipped), with its barycentric weights: plot(x, y, w0,
+// w1, w2). The head's shadow depth and its shading both rasterise through it.
+template <class Plot>
+void raster_triangle(const Vec3& a, const Vec3& b, const Vec3& c, int x_lo, int x_hi, int y_lo,
+                     int y_hi, Plot plot) {
+  const double area = (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
+  if (std::abs(area) < 1e-12) return;
+  const int x0 = std::max(x_lo, int(std::floor(std::min({a.x(), b.x(), c.x()}))));
+  const int x1 = std::min(x_hi, int(std::ceil(std::max({a.x(), b.x(), c.x()}))));
+  const int y0 = std::max(y_lo, int(std::floor(std::min({a.y(), b.y(), c.y()}))));
+  const int y1 = std::min(y_hi, int(std::ceil(std::max({a.y(), b.y(), c.y()}))));
+  for (int y = y0; y <= y1; ++y)
+    for (int x = x0; x <= x1; ++x) {
+      const double px = x + 0.5, py = y + 0.5;
+      const double w0 = ((b.x() - px) * (c.y() - py) - (b.y() - py) * (c.x() - px)) / area;
+      const double w1 = ((c.x() - px) * (a.y() - py) - (c.y() - py) * (a.x() - px)) / area;
+      const double w2 = 1 - w0 - w1;
+      if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+      plot(x, y, w0, w1, w2);
+    }
+}
+
 // The opacity shadow map of the strands and the head for the key light.
 void build_shadow_map(ShadowMap& m, const Vec3& light, const StrandSet& s, const TriangleMesh* head,
                       const RenderOptions& o) {
@@ -202,25 +225,13 @@ void build_shadow_map(ShadowMap& m, const Vec3& light, const StrandSet& s, const
   // The head's depth from the light: its triangles rasterised at the texels' centres.
   std::vector<Vec3> g(head->vertices.size());
   for (std::size_t i = 0; i < g.size(); ++i) g[i] = m.grid(head->vertices[i]);
-  for (const auto& t : head->triangles) {
-    const Vec3 &a = g[t[0]], &b = g[t[1]], &c = g[t[2]];
-    const double area = (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
-    if (std::abs(area) < 1e-12) continue;
-    const int x0 = std::max(0, int(std::floor(std::min({a.x(), b.x(), c.x()}))));
-    const int x1 = std::min(n - 1, int(std::ceil(std::max({a.x(), b.x(), c.x()}))));
-    const int y0 = std::max(0, int(std::floor(std::min({a.y(), b.y(), c.y()}))));
-    const int y1 = std::min(n - 1, int(std::ceil(std::max({a.y(), b.y(), c.y()}))));
-    for (int y = y0; y <= y1; ++y)
-      for (int x = x0; x <= x1; ++x) {
-        const double px = x + 0.5, py = y + 0.5;
-        const double w0 = ((b.x() - px) * (c.y() - py) - (b.y() - py) * (c.x() - px)) / area;
-        const double w1 = ((c.x() - px) * (a.y() - py) - (c.y() - py) * (a.x() - px)) / area;
-        const double w2 = 1 - w0 - w1;
-        if (w0 < 0 || w1 < 0 || w2 < 0) continue;
-        float& h = m.head[std::size_t(y) * n + x];
-        h = std::min(h, float(w0 * a.z() + w1 * b.z() + w2 * c.z()));
-      }
-  }
+  for (const auto& t : head->triangles)
+    raster_triangle(g[t[0]], g[t[1]], g[t[2]], 0, n - 1, 0, n - 1,
+                    [&](int x, int y, double w0, double w1, double w2) {
+                      float& h = m.head[std::size_t(y) * n + x];
+                      h = std::min(h,
+                                   float(w0 * g[t[0]].z() + w1 * g[t[1]].z() + w2 * g[t[2]].z()));
+                    });
 }
 
 // Rows [y0, y1) of the supersampled image: the unit a thread rasterises.
@@ -246,33 +257,23 @@ void draw_mesh(Framebuffer& fb, const Camera& cam, const Lighting& light, const 
     for (const auto& t : mesh.triangles) {
       const Vec3 &a = screen[t[0]], &b = screen[t[1]], &c = screen[t[2]];
       if (a.z() <= 0 || b.z() <= 0 || c.z() <= 0) continue;  // behind the camera
-      const double area = (b.x() - a.x()) * (c.y() - a.y()) - (b.y() - a.y()) * (c.x() - a.x());
-      if (std::abs(area) < 1e-12) continue;
-      const int x0 = std::max(0, int(std::floor(std::min({a.x(), b.x(), c.x()}))));
-      const int x1 = std::min(fb.w - 1, int(std::ceil(std::max({a.x(), b.x(), c.x()}))));
-      const int y0 = std::max(by0, int(std::floor(std::min({a.y(), b.y(), c.y()}))));
-      const int y1 = std::min(by1 - 1, int(std::ceil(std::max({a.y(), b.y(), c.y()}))));
-      for (int y = y0; y <= y1; ++y)
-        for (int x = x0; x <= x1; ++x) {
-          const double px = x + 0.5, py = y + 0.5;
-          const double w0 = ((b.x() - px) * (c.y() - py) - (b.y() - py) * (c.x() - px)) / area;
-          const double w1 = ((c.x() - px) * (a.y() - py) - (c.y() - py) * (a.x() - px)) / area;
-          const double w2 = 1 - w0 - w1;
-          if (w0 < 0 || w1 < 0 || w2 < 0) continue;
-          // Perspective-correct depth: 1/z is linear in screen space.
-          const double z = 1.0 / (w0 / a.z() + w1 / b.z() + w2 / c.z());
-          const std::size_t i = std::size_t(y) * fb.w + x;
-          if (!(float(z) < fb.depth[i])) continue;
-          Vec3 n = (w0 * normals[t[0]] + w1 * normals[t[1]] + w2 * normals[t[2]]).normalized();
-          if (n.dot(light.view) < 0) n = -n;  // two-sided
-          const Vec3 p = z * (w0 / a.z() * mesh.vertices[t[0]] + w1 / b.z() * mesh.vertices[t[1]] +
-                              w2 / c.z() * mesh.vertices[t[2]]);
-          const double key = std::max(0.0, n.dot(light.light)) * light.shadow.transmittance(p);
-          const double fill = std::max(0.0, n.dot(light.fill));
-          const float shade = static_cast<float>(kAmbient + kKey * key + kFill * fill);
-          fb.depth[i] = static_cast<float>(z);
-          fb.color[i] = base * shade;
-        }
+      raster_triangle(
+          a, b, c, 0, fb.w - 1, by0, by1 - 1, [&](int x, int y, double w0, double w1, double w2) {
+            // Perspective-correct depth: 1/z is linear in screen space.
+            const double z = 1.0 / (w0 / a.z() + w1 / b.z() + w2 / c.z());
+            const std::size_t i = std::size_t(y) * fb.w + x;
+            if (!(float(z) < fb.depth[i])) return;
+            Vec3 n = (w0 * normals[t[0]] + w1 * normals[t[1]] + w2 * normals[t[2]]).normalized();
+            if (n.dot(light.view) < 0) n = -n;  // two-sided
+            const Vec3 p =
+                z * (w0 / a.z() * mesh.vertices[t[0]] + w1 / b.z() * mesh.vertices[t[1]] +
+                     w2 / c.z() * mesh.vertices[t[2]]);
+            const double key = std::max(0.0, n.dot(light.light)) * light.shadow.transmittance(p);
+            const double fill = std::max(0.0, n.dot(light.fill));
+            const float shade = static_cast<float>(kAmbient + kKey * key + kFill * fill);
+            fb.depth[i] = static_cast<float>(z);
+            fb.color[i] = base * shade;
+          });
     }
   }
 }

@@ -135,6 +135,19 @@ kernels::Collider<double> parse_obstacle(JsonReader o) {
   return c;
 }
 
+void require_reference_backend(JsonReader& top, const std::string& model) {
+  const std::string backend = top.string("backend", "reference");
+  if (backend != "reference")
+    top.fail("backend", "model '" + model + "' runs on the reference backend only so far (got '" +
+                            backend + "')");
+}
+
+void reject_fields(JsonReader& r, std::initializer_list<const char*> keys, const std::string& model,
+                   const std::string& detail) {
+  for (const char* key : keys)
+    if (r.has(key)) r.fail(key, "is not supported by model '" + model + "'" + detail);
+}
+
 RodShape parse_rod_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
                          const Vec3& direction, int edges, bool clamped_root, bool clamped_tip) {
   RodShape out;

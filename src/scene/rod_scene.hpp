@@ -2,6 +2,7 @@
 // Single-rod scene fields shared by the rod models (docs/scenes.md, "Single-rod scenes"): the
 // rod's shape (rod.*), its material (material.*) and clamp motions (rod.root_motion, ...).
 #include <Eigen/Core>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -38,6 +39,14 @@ ClampMotion parse_clamp_motion(JsonReader m);
 // (a, b, radius), cylinder (point, axis, radius; infinite), static, world frame, with an optional
 // Coulomb friction μ (default 0).
 kernels::Collider<double> parse_obstacle(JsonReader o);
+
+// A model's single-rod scene that runs on the reference only: reads "backend" (default
+// "reference") and refuses any other, naming the model.
+void require_reference_backend(JsonReader& top, const std::string& model);
+// Refuses any of `keys` present in `r` (fields another model takes): "<key>: is not supported by
+// model '<model>'<detail>".
+void reject_fields(JsonReader& r, std::initializer_list<const char*> keys, const std::string& model,
+                   const std::string& detail = "");
 
 // Rest (and initial) vertices of the rod and its length, from rod.shape.
 struct RodShape {

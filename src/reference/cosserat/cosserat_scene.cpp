@@ -46,10 +46,9 @@ SolverSettings parse_solver(JsonReader s, double force_scale, bool static_mode, 
 
 // Fields of DER scenes this model does not take (yet): a clear error, not "unknown field".
 void reject_der_only_fields(JsonReader& top, JsonReader& rod) {
-  for (const char* key : {"loads", "air", "damping", "body", "initial"})
-    if (top.has(key)) top.fail(key, "is not supported by model 'cosserat'");
-  for (const char* key : {"tip_motion", "tip_twist", "closing_twist"})
-    if (rod.has(key)) rod.fail(key, "is not supported by model 'cosserat' (free tip only)");
+  scene::reject_fields(top, {"loads", "air", "damping", "body", "initial"}, "cosserat");
+  scene::reject_fields(rod, {"tip_motion", "tip_twist", "closing_twist"}, "cosserat",
+                       " (free tip only)");
 }
 
 }  // namespace
@@ -58,10 +57,7 @@ CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   JsonReader top(document, "");
   CosseratScene sc;
   top.string("model", std::nullopt);  // "cosserat": the model table sent the scene here
-  const std::string backend = top.string("backend", "reference");
-  if (backend != "reference")
-    top.fail("backend",
-             "model 'cosserat' runs on the reference backend only so far (got '" + backend + "')");
+  scene::require_reference_backend(top, "cosserat");
   JsonReader rod = top.object("rod");
   reject_der_only_fields(top, rod);
   const std::string shape = rod.string("shape", "straight");

@@ -265,28 +265,26 @@ const Quadrature& gauss_legendre(int points) {
   // 2 / ((1 − x²) P_n'(x)²); mapped from [−1, 1] to [0, 1].
   Quadrature rule;
   const int n = points;
-  for (int i = 0; i < n; ++i) {
-    double x = std::cos(M_PI * (i + 0.75) / (n + 0.5));
-    double dp = 1;
-    for (int it = 0; it < 100; ++it) {
-      double p0 = 1, p1 = x;
-      for (int k = 2; k <= n; ++k) {
-        const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
-        p0 = p1, p1 = p2;
-      }
-      const double pn = n == 1 ? x : p1, pn1 = n == 1 ? 1 : p0;
-      dp = n * (x * pn - pn1) / (x * x - 1);
-      const double dx = pn / dp;
-      x -= dx;
-      if (std::abs(dx) < 1e-16) break;
-    }
+  // P_n(x) by Bonnet's recurrence, and P_n'(x) = n (x P_n − P_{n−1}) / (x² − 1).
+  auto legendre = [n](double x, double& pn, double& dp) {
     double p0 = 1, p1 = x;
     for (int k = 2; k <= n; ++k) {
       const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
       p0 = p1, p1 = p2;
     }
-    const double pn = n == 1 ? x : p1, pn1 = n == 1 ? 1 : p0;
+    pn = n == 1 ? x : p1;
+    const double pn1 = n == 1 ? 1 : p0;
     dp = n * (x * pn - pn1) / (x * x - 1);
+  };
+  for (int i = 0; i < n; ++i) {
+    double x = std::cos(M_PI * (i + 0.75) / (n + 0.5)), pn = 0, dp = 1;
+    for (int it = 0; it < 100; ++it) {
+      legendre(x, pn, dp);
+      const double dx = pn / dp;
+      x -= dx;
+      if (std::abs(dx) < 1e-16) break;
+    }
+    legendre(x, pn, dp);
     rule.nodes.push_back((1 - x) / 2);
     rule.weights.push_back(1 / ((1 - x * x) * dp * dp));  // 2/(...) halved for [0, 1]
   }

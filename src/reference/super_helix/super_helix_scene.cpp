@@ -54,12 +54,8 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
   JsonReader top(document, "");
   SuperHelixScene sc;
   top.string("model", std::nullopt);  // "super_helix": the model table sent the scene here
-  const std::string backend = top.string("backend", "reference");
-  if (backend != "reference")
-    top.fail("backend", "model 'super_helix' runs on the reference backend only so far (got '" +
-                            backend + "')");
-  for (const char* key : {"loads", "damping", "body", "initial"})
-    if (top.has(key)) top.fail(key, "is not supported by model 'super_helix'");
+  scene::require_reference_backend(top, "super_helix");
+  scene::reject_fields(top, {"loads", "damping", "body", "initial"}, "super_helix");
   JsonReader rod = top.object("rod");
   const std::string shape = rod.string("shape", "straight");
   const Vec3 direction = rod.vec3("direction", Vec3::UnitX());
