@@ -316,8 +316,9 @@ void write_rod_outputs(const RunArgs& a, const scene::SceneRun& result,
 // A single-rod scene of the model its "model" names (default: the table's first).
 int run_rod(const RunArgs& a, const nlohmann::json& doc) {
   if (!a.resume.empty()) throw Error("--resume", "is for hairstyle scenes");
-  std::unique_ptr<engine::RodScene> rod =
-      naming_file(a.scene, [&] { return engine::parse_rod_scene(doc); });
+  std::unique_ptr<engine::RodScene> rod = naming_file(a.scene, [&] {
+    return engine::parse_rod_scene(doc, std::filesystem::path(a.scene).parent_path());
+  });
   check_final_options(a);
   check_final_folder(a);
   check_output_folder(output_folder(a));

@@ -15,6 +15,7 @@
 #include "hairsim/sdf.hpp"
 #include "hairsim/units.hpp"
 #include "scene/json_reader.hpp"
+#include "scene/scene_files.hpp"
 
 namespace hairsim::engine {
 namespace {
@@ -28,11 +29,6 @@ std::string short_number(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", x);
   return text;
-}
-
-std::filesystem::path resolve(const std::filesystem::path& dir, const std::string& name) {
-  const std::filesystem::path p(name);
-  return p.is_absolute() ? p : dir / p;
 }
 
 // Every k-th strand so that at most `max` remain (evenly over the scalp: strands are stored in
@@ -54,7 +50,7 @@ void thin_out(StrandSet& strands, std::vector<double>& radii, std::size_t max) {
 // plane, or a list of faces), the head's up and face directions.
 void parse_scalp(JsonReader m, const std::filesystem::path& dir, HairstyleParams& p,
                  TriangleMesh& mesh) {
-  const std::filesystem::path file = resolve(dir, m.string("file", std::nullopt));
+  const std::filesystem::path file = scene::resolve(dir, m.string("file", std::nullopt));
   const LengthUnit units = parse_length_unit(m.string("units", "m"), m.path_of("units"));
   mesh = read_mesh(file, {units});
   p.scalp = &mesh;
@@ -115,7 +111,7 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
       sc.render.roots = sample_scalp_roots(p, sc.render.strands, sc.render.options.seed);
     sc.hair_source = "generated " + std::string(hair.object("generate").string("style", "wavy"));
   } else {
-    const std::filesystem::path file = resolve(dir, hair.string("file", std::nullopt));
+    const std::filesystem::path file = scene::resolve(dir, hair.string("file", std::nullopt));
     const LengthUnit units = parse_length_unit(hair.string("units", "m"), hair.path_of("units"));
     const StrandSet raw = read_strands(file, {units});
     if (hair.boolean("radius_from_file", false)) {  // half the root's thickness
@@ -270,12 +266,8 @@ Collider parse_collider(JsonReader c, double default_friction, const std::filesy
     out.radius = c.number("radius", std::nullopt, "> 0", scene::positive);
   } else if (shape == "mesh") {  // a signed-distance grid, built here once
     out.shape = Collider::Shape::mesh;
-    const std::filesystem::path file = resolve(dir, c.string("file", std::nullopt));
-    const LengthUnit units = parse_length_unit(c.string("units", "m"), c.path_of("units"));
-    const int resolution = c.integer("resolution", 64, 8, 512);
-    meshes.push_back(read_mesh(file, {units}));
-    out.mesh = std::make_shared<SignedDistanceGrid>(
-        make_sdf_grid(meshes.back(), resolution, file.string()));
+    meshes.emplace_back();
+    out.mesh = scene::parse_mesh_grid(c, dir, meshes.back());
   } else {
     c.fail("shape", "must be 'sphere', 'ellipsoid', 'capsule' or 'mesh' (got '" + shape + "')");
   }
@@ -291,7 +283,7 @@ TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
                           const std::vector<TriangleMesh>& collider_meshes) {
   if (head.has("mesh")) {
     JsonReader m = head.object("mesh");
-    const std::filesystem::path file = resolve(dir, m.string("file", std::nullopt));
+    const std::filesystem::path file = scene::resolve(dir, m.string("file", std::nullopt));
     const LengthUnit units = parse_length_unit(m.string("units", "m"), m.path_of("units"));
     m.finish();
     return read_mesh(file, {units});

@@ -57,7 +57,9 @@ struct Model {
   // parity tests (null: the defaults do).
   std::function<std::shared_ptr<const ModelSettings>()> parity_settings;
   // A single-rod scene document with this "model" (Error naming the field when bad).
-  std::function<std::unique_ptr<RodScene>(const nlohmann::json& document)> parse_rod_scene;
+  std::function<std::unique_ptr<RodScene>(const nlohmann::json& document,
+                                          const std::filesystem::path& dir)>
+      parse_rod_scene;
 };
 
 // Whether `model` steps with the integrator named `name` ("implicit", "symplectic"), and its
@@ -78,6 +80,7 @@ std::string model_names();
 std::string default_model();
 // A single-rod scene document (`hairsim run` on a scene without "hair") parsed by the model its
 // "model" names (default: the table's first); Error naming the field when bad.
-std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document);
+std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document,
+                                          const std::filesystem::path& dir);
 
 }  // namespace hairsim::engine

@@ -58,9 +58,10 @@ const Model& find_model(const std::string& name, const std::string& where) {
   throw Error(where, "unknown model '" + name + "' (available: " + model_names() + ")");
 }
 
-std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document) {
+std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document,
+                                          const std::filesystem::path& dir) {
   const std::string name = scene::JsonReader(document, "").string("model", default_model());
-  return find_model(name).parse_rod_scene(document);
+  return find_model(name).parse_rod_scene(document, dir);
 }
 
 }  // namespace hairsim::engine

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 
+#include "core/sdf_view.hpp"
 #include "engine/model.hpp"
 #include "engine/state_io.hpp"
 #include "hairsim/error.hpp"
@@ -210,16 +211,6 @@ std::size_t push_out_of_colliders(StrandSet& strands,
         moved += moved_this;
       }
   return moved;
-}
-
-kernels::SdfGrid<double> sdf_view(const SignedDistanceGrid& grid) {
-  kernels::SdfGrid<double> g;
-  g.values = grid.values.data();
-  g.nx = grid.nx, g.ny = grid.ny, g.nz = grid.nz;
-  g.origin = {grid.origin.x(), grid.origin.y(), grid.origin.z()};
-  g.spacing = grid.spacing;
-  g.outside = grid.band;
-  return g;
 }
 
 kernels::Collider<double> kernel_collider(const Collider& c) {

@@ -32,7 +32,6 @@ static_assert(hairsim::kMaxColliders == kernels::kMaxColliders);
 // The kernels' form of a collider, of every collider of a setup, and of the wind (its gust modes
 // drawn by kernels::make_gusts). A mesh collider points at its grid's samples: keep the grids
 // alive (mesh_grids) as long as the kernels' colliders are used.
-kernels::SdfGrid<double> sdf_view(const SignedDistanceGrid& grid);
 kernels::Collider<double> kernel_collider(const Collider& c);
 std::vector<kernels::Collider<double>> kernel_colliders(const HairSetup& setup);
 std::vector<std::shared_ptr<const SignedDistanceGrid>> mesh_grids(const HairSetup& setup);

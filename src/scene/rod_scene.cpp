@@ -5,9 +5,11 @@
 #include <limits>
 #include <numbers>
 
+#include "core/sdf_view.hpp"
 #include "hairsim/material.hpp"
 #include "hairsim/strands.hpp"
 #include "reference/eigen_bridge.hpp"
+#include "scene/scene_files.hpp"
 
 namespace hairsim::scene {
 Stiffness parse_rod_material(JsonReader m) {
@@ -96,10 +98,10 @@ std::vector<Vec3> straight_rod(const Vec3& origin, const Vec3& direction, double
 
 }  // namespace
 
-// obstacles[i]: plane (point, normal), sphere (center, radius), capsule (a, b, radius),
-// cylinder (point, axis, radius; infinite). Static, in world coordinates; optional Coulomb
-// friction μ (0, the paper's frictionless contacts, by default).
-kernels::Collider<double> parse_obstacle(JsonReader o) {
+// obstacles[i]: static, in world coordinates; optional Coulomb friction μ (0, the papers'
+// frictionless contacts, by default).
+kernels::Collider<double> parse_obstacle(JsonReader o, const std::filesystem::path& dir,
+                                         ObstacleGrids& grids) {
   kernels::Collider<double> c;
   const std::string type = o.string("type", std::nullopt);
   auto unit = [&](const char* key) {
@@ -116,6 +118,17 @@ kernels::Collider<double> parse_obstacle(JsonReader o) {
     c.shape = kernels::ColliderShape::sphere;
     c.a = bridge::to_kernel(o.vec3("center", std::nullopt));
     c.radii = {radius(), 0, 0};
+  } else if (type == "ellipsoid") {
+    c.shape = kernels::ColliderShape::ellipsoid;
+    c.a = bridge::to_kernel(o.vec3("center", std::nullopt));
+    const Vec3 radii = o.vec3("radii", std::nullopt);
+    if (!(radii.minCoeff() > 0)) o.fail("radii", "must be > 0");
+    c.radii = bridge::to_kernel(radii);
+  } else if (type == "mesh") {
+    c.shape = kernels::ColliderShape::mesh;
+    TriangleMesh mesh;
+    grids.push_back(parse_mesh_grid(o, dir, mesh));
+    c.sdf = sdf_view(*grids.back());
   } else if (type == "capsule") {
     c.shape = kernels::ColliderShape::capsule;
     c.a = bridge::to_kernel(o.vec3("a", std::nullopt));
@@ -128,7 +141,9 @@ kernels::Collider<double> parse_obstacle(JsonReader o) {
     c.b = unit("axis");
     c.radii = {radius(), 0, 0};
   } else {
-    o.fail("type", "must be 'plane', 'sphere', 'capsule' or 'cylinder' (got '" + type + "')");
+    o.fail("type",
+           "must be 'plane', 'sphere', 'ellipsoid', 'capsule', 'cylinder' or 'mesh' (got '" + type +
+               "')");
   }
   c.friction = o.number("friction", 0.0, ">= 0", scene::non_negative);
   o.finish();

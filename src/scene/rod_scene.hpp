@@ -2,7 +2,9 @@
 // Single-rod scene fields shared by the rod models (docs/scenes.md, "Single-rod scenes"): the
 // rod's shape (rod.*), its material (material.*) and clamp motions (rod.root_motion, ...).
 #include <Eigen/Core>
+#include <filesystem>
 #include <initializer_list>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
+#include "hairsim/sdf.hpp"
 #include "scene/json_reader.hpp"
 
 namespace hairsim::scene {
@@ -35,10 +38,16 @@ Stiffness parse_rod_material(JsonReader m);
 
 ClampMotion parse_clamp_motion(JsonReader m);
 
-// obstacles[i] of a single-rod scene: plane (point, normal), sphere (center, radius), capsule
-// (a, b, radius), cylinder (point, axis, radius; infinite), static, world frame, with an optional
-// Coulomb friction μ (default 0).
-kernels::Collider<double> parse_obstacle(JsonReader o);
+// Mesh obstacles' distance grids: a scene keeps them as long as its colliders, which point at
+// their samples.
+using ObstacleGrids = std::vector<std::shared_ptr<const SignedDistanceGrid>>;
+
+// obstacles[i] of a single-rod scene: plane (point, normal), sphere (center, radius), ellipsoid
+// (center, radii: axis-aligned), capsule (a, b, radius), cylinder (point, axis, radius;
+// infinite), mesh (file relative to the scene's folder `dir`, units, resolution: its grid goes
+// into `grids`); static, world frame, with an optional Coulomb friction μ (default 0).
+kernels::Collider<double> parse_obstacle(JsonReader o, const std::filesystem::path& dir,
+                                         ObstacleGrids& grids);
 
 // A model's single-rod scene that runs on the reference only: reads "backend" (default
 // "reference") and refuses any other, naming the model.

@@ -120,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (hairsim::engine::is_hair_scene(doc))
       hairsim::engine::parse_hair_scene(doc, HAIRSIM_FUZZ_FILES_DIR);
     else
-      hairsim::engine::parse_rod_scene(doc);
+      hairsim::engine::parse_rod_scene(doc, HAIRSIM_FUZZ_FILES_DIR);
   } catch (const hairsim::Error&) {  // bad input, reported as the CLI reports it (exit 2)
   }
   return 0;

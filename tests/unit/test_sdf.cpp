@@ -6,7 +6,7 @@
 #include <random>
 
 #include "common/colliders.hpp"
-#include "engine/simulator.hpp"
+#include "core/sdf_view.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/sdf.hpp"
 
@@ -24,7 +24,7 @@ const SignedDistanceGrid& sphere_grid() {
 }
 
 TEST(SdfGrid, MatchesTheSphereDistanceNearTheSurface) {
-  const kernels::SdfGrid<double> g = engine::sdf_view(sphere_grid());
+  const kernels::SdfGrid<double> g = sdf_view(sphere_grid());
   EXPECT_NEAR(g.spacing, 2 * kRadius / 64, 1e-12);
   std::mt19937 rng(4);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -47,7 +47,7 @@ TEST(SdfGrid, MatchesTheSphereDistanceNearTheSurface) {
 TEST(SdfGrid, ContactPushesOutAlongTheNormal) {
   kernels::Collider<double> c;
   c.shape = kernels::ColliderShape::mesh;
-  c.sdf = engine::sdf_view(sphere_grid());
+  c.sdf = sdf_view(sphere_grid());
   const Vec3 dir = Vec3(0.3, 0.8, -0.5).normalized();
   const Vec3 p = 0.097 * dir;  // 3 mm inside
   const kernels::Contact<double> k = kernels::contact(c, {p.x(), p.y(), p.z()});

@@ -9,7 +9,11 @@
 #include <iostream>
 #include <random>
 
+#include "core/sdf_view.hpp"
 #include "hairsim/io.hpp"
+#include "hairsim/sdf.hpp"
+#include "reference/eigen_bridge.hpp"
+#include "reference/super_helix/step_system.hpp"
 #include "reference/super_helix/super_helix_rod.hpp"
 #include "super_helix/helix_series.hpp"
 #include "test_support.hpp"
@@ -173,7 +177,6 @@ TEST(SuperHelixDynamics, RecursiveAccelerationsEqualComposite) {
   // semi-implicit system; also with the twist free); straight and curly, chain and tree, with
   // gravity, a tip force, air drag in a wind and a moving clamp.
   const Case cases[] = {{"straight chain", 0, false, false, false, false},
-                        {"curly chain on a sphere, with friction", 60, false, true, false, false},
                         {"curly chain", 60, false, true, false, false},
                         {"curly chain, loads, moving root", 60, false, true, true, true},
                         {"tree", 30, true, true, true, true}};
@@ -187,17 +190,6 @@ TEST(SuperHelixDynamics, RecursiveAccelerationsEqualComposite) {
         rod.drag_normal = 1e-4, rod.drag_tangent = 5e-5;
         rod.wind = Vec3(1, 0, 0.5);
         rod.internal_friction = 0.01;
-      }
-      if (std::string(c.name).find("sphere") != std::string::npos) {
-        // A sphere the rod cuts through (several quadrature points inside), μ = 0.4.
-        kernels::Collider<double> ball;
-        ball.shape = kernels::ColliderShape::sphere;
-        ball.a = {0.4, 0.3, 0.0};
-        ball.radii = {0.25, 0, 0};
-        ball.friction = 0.4;
-        rod.colliders = {ball};
-        rod.contact_thickness = 1e-3;
-        rod.contact_stiffness = 1e4 * rod.linear_density / 1e-6;
       }
       if (c.moving) {
         rod.motion.translation_amplitude = Vec3(0.02, 0.01, 0);
@@ -215,6 +207,61 @@ TEST(SuperHelixDynamics, RecursiveAccelerationsEqualComposite) {
         EXPECT_LE(relative, 1e-10) << c.name << " h " << h;
       }
     }
+}
+
+TEST(SuperHelixDynamics, ContactResponseAndStepsEqualComposite) {
+  // Contacts apply the step's operator A⁻¹ to point forces: the recursive method by its two
+  // passes with only the force (O(N) per force), the composite method by its LDLᵀ of A on J_pᵀ f.
+  // They must agree (the same A) to 1e-10 relative at a point of every element, on a curly chain
+  // with a moving clamp and on a tree; and a whole step cutting into a sphere with friction
+  // (impulses by projected Gauss-Seidel on W = J A⁻¹ Jᵀ) must give the same rates.
+  for (bool tree : {false, true}) {
+    SuperHelix rod = random_rod(8, 60, 11, tree);
+    rod.gravity = Vec3(0, -9.81, 0.5);
+    rod.motion.translation_amplitude = Vec3(0.02, 0.01, 0);
+    rod.motion.rotation_amplitude = Vec3(0.3, 0.2, 0.1);
+    rod.motion.frequency = 2;
+    rod.twist = Twist::free;
+    const double h = 1e-3, t = 0.13;
+    const detail::StepSystem composite(rod, Method::composite, h, t, false);
+    const detail::StepSystem recursive(rod, Method::recursive, h, t, false);
+    const std::vector<ElementStart> starts = element_starts(rod, root_state(rod, t));
+    const auto maps = detail::element_maps(rod, starts);
+    double worst = 0;
+    for (int q = 0; q < int(rod.elements.size()); ++q) {
+      const detail::RodPoint p = detail::rod_point(rod, starts, q, 0.37 * rod.elements[q].length);
+      const MatX jp = detail::point_jacobian(rod, maps, p);
+      const MatX forces = Mat3::Identity();
+      const MatX a = composite.respond(p, jp, forces), b = recursive.respond(p, jp, forces);
+      worst = std::max(worst, (a - b).norm() / a.norm());
+    }
+    std::cout << (tree ? "tree" : "chain") << ": A⁻¹ J_pᵀ f, relative " << worst << "\n";
+    EXPECT_LE(worst, 1e-10);
+
+    // A ball of 2 cm radius pressed 2 mm into the chain's middle from one side.
+    kernels::Collider<double> ball;
+    ball.shape = kernels::ColliderShape::sphere;
+    const std::vector<Vec3> line = centerline(rod, 2, t);
+    const std::size_t mid = line.size() / 2;
+    const Vec3 side = (line[mid + 1] - line[mid - 1]).unitOrthogonal();
+    ball.a = bridge::to_kernel(line[mid] + 0.018 * side);
+    ball.radii = {0.02, 0, 0};
+    ball.friction = 0.4;
+    rod.colliders = {ball};
+    rod.contact_thickness = 1e-3;
+    rod.time = t - h;
+    SuperHelix other = rod;
+    const StepReport r = step(rod, h, Method::recursive);
+    step(other, h, Method::composite);
+    const double relative = (rates(rod) - rates(other)).norm() / rates(other).norm();
+    // (The random rates, up to 50 /m/s, drive points at ~10 m/s into the ball: a hard problem
+    // that may end at the sweep cap; both methods run the same sweeps on the same W.)
+    std::cout << "  step into a sphere: " << r.contacts << " contacts, " << r.active_contacts
+              << " pushed, " << r.sweeps << " sweeps" << (r.converged ? "" : " (cap)")
+              << "; rates relative " << relative << "\n";
+    EXPECT_GT(r.active_contacts, 0);
+    EXPECT_LE(relative, 1e-8);
+  }
 }
 
 // --- Validation 3: a helix at rest stays at rest
@@ -484,24 +531,24 @@ TEST(SuperHelixScenes, HangingCurlMatchesDerAtItsLimit) {
 // ---------------------------------------------------------------------------------------
 
 // A hair-like rod (30 cm, ρS = 1e-3 kg/m, EI = 1e-6 N m²) clamped horizontally along x at the
-// origin, stepped at Δt = 1 ms with the penalty κ = 1e4 (k = κ ρS / Δt²).
+// origin, stepped at Δt = 1 ms.
 SuperHelix contact_rod() {
   SuperHelix rod = chain(10, 0.3, Vec3::Zero(), Vec3::Zero(), Mat3::Identity());
   rod.stiffness = Vec3(0.8e-6, 1e-6, 1e-6);
   rod.linear_density = 1e-3;
   rod.gravity = Vec3(0, -9.81, 0);
-  rod.contact_stiffness = 1e4 * rod.linear_density / 1e-6;
   return rod;
 }
 
 TEST(SuperHelixContacts, RodFallingOnASphereComesToRestOnIt) {
-  // It falls onto a sphere (r = 8 cm) under its middle and drapes over it for 1 s. At rest the
-  // penalty carries the rod's weight ρS g L = 2.9e-3 N over the wrapped length ℓc ≥ 1 cm:
-  // depth ≤ ρS g L / (k ℓc) = 2.9e-5 m; the rod rests on it (its tip ends below the sphere's
-  // top) and both methods agree within 1e-6 m (the same linear systems: their round-off, amplified
-  // by the impact, measured 1.2e-9 m after 1 s). The impact is another matter (docs/models/
-  // super-helices.md): the light rod chatters, curvature rates reach 3e4 /m/s and points dip up
-  // to 5.8 mm in for a step at Δt = 1 ms (printed, not bounded here).
+  // It falls onto a sphere (r = 8 cm) under its middle and drapes over it for 1 s. The contacts
+  // are velocity constraints at the quadrature points, exact to first order in Δt: what is left
+  // inside is the second-order term, a point's path bending over the ball within a step:
+  // ½ Δt² v²/R with v the fastest point's speed (measured: 3.2 m/s, 6.3e-5 m; the penalty these
+  // constraints replaced let points 5.8 mm in here). At
+  // rest nothing moves: depth ≤ 1e-6 m. The rod rests on the ball (its tip ends below the top),
+  // inelastic contacts never add energy (the total stays ≤ its start + 1e-9 J), and both methods
+  // agree within 1e-6 m (the same W, the same sweeps; their round-off, amplified by the impact).
   Vec3 tips[2];
   for (Method method : {Method::recursive, Method::composite}) {
     SuperHelix rod = contact_rod();
@@ -510,27 +557,75 @@ TEST(SuperHelixContacts, RodFallingOnASphereComesToRestOnIt) {
     ball.a = {0.15, -0.1, 0.0};
     ball.radii = {0.08, 0, 0};
     rod.colliders = {ball};
-    double deepest = 0;
+    const double start = energies(rod).total();
+    double deepest = 0, gain = -1e300;
+    int capped = 0, steps_in_contact = 0;
+    double fastest = 0;
     for (int s = 0; s < 1000; ++s) {
-      step(rod, 1e-3, method);
+      const std::vector<Vec3> before = centerline(rod, 8, rod.time);
+      const StepReport r = step(rod, 1e-3, method);
+      const std::vector<Vec3> after = centerline(rod, 8, rod.time);
+      for (std::size_t i = 0; i < after.size(); ++i)
+        fastest = std::max(fastest, (after[i] - before[i]).norm() / 1e-3);
       deepest = std::max(deepest, max_penetration(rod));
+      gain = std::max(gain, energies(rod).total() - start);
+      capped += !r.converged;
+      steps_in_contact += r.active_contacts > 0;
     }
     const double resting = max_penetration(rod);
     tips[method == Method::recursive ? 0 : 1] = end_point(rod, 9, rod.time);
     std::cout << (method == Method::recursive ? "recursive" : "composite") << ": deepest "
               << deepest << " m (impact), at rest " << resting << " m, tip y "
-              << end_point(rod, 9, rod.time).y() << "\n";
-    EXPECT_LE(resting, 2.9e-5);
+              << end_point(rod, 9, rod.time).y() << ", energy gain " << gain << " J; "
+              << steps_in_contact << " steps in contact, " << capped
+              << " at the sweep cap; fastest point " << fastest << " m/s\n";
+    EXPECT_LE(deepest, 0.5 * 1e-6 * fastest * fastest / 0.08);
+    EXPECT_LE(resting, 1e-6);
+    EXPECT_LE(gain, 1e-9);
     EXPECT_LT(end_point(rod, 9, rod.time).y(), -0.02);
   }
   EXPECT_LE((tips[0] - tips[1]).norm(), 1e-6);
 }
 
+TEST(SuperHelixContacts, MeshSphereActsAsTheSphere) {
+  // The falling rod of the test above, once on the analytic sphere and once on the same sphere as
+  // a triangle mesh (48 x 96 UV sphere, its signed-distance grid at 64 cells: the path every mesh
+  // obstacle takes). The mesh's faces lie up to r Δ²/4 = 1.1e-4 m inside the sphere and the grid
+  // interpolates between samples 2.5 mm apart, so the draped rods agree to 1 mm at the tip, not
+  // to round-off; on the mesh too no point goes deeper than 5.6e-5 m (the bound above).
+  kernels::Collider<double> ball;
+  ball.shape = kernels::ColliderShape::sphere;
+  ball.a = {0.15, -0.1, 0.0};
+  ball.radii = {0.08, 0, 0};
+  TriangleMesh mesh = ellipsoid_mesh(Vec3::Constant(0.08), 48);
+  for (Vec3& v : mesh.vertices) v += Vec3(0.15, -0.1, 0.0);
+  const SignedDistanceGrid grid = make_sdf_grid(mesh, 64, "sphere mesh");
+  kernels::Collider<double> mesh_ball;
+  mesh_ball.shape = kernels::ColliderShape::mesh;
+  mesh_ball.sdf = sdf_view(grid);
+  Vec3 tips[2];
+  for (int m = 0; m < 2; ++m) {
+    SuperHelix rod = contact_rod();
+    rod.colliders = {m == 0 ? ball : mesh_ball};
+    double deepest = 0;
+    for (int s = 0; s < 1000; ++s) {
+      step(rod, 1e-3, Method::recursive);
+      if (m == 1) deepest = std::max(deepest, max_penetration(rod));
+    }
+    tips[m] = end_point(rod, 9, rod.time);
+    if (m == 1) {
+      std::cout << "mesh: deepest " << deepest << " m (its own distances)\n";
+      EXPECT_LE(deepest, 5.6e-5);
+    }
+  }
+  std::cout << "tip: sphere " << tips[0].transpose() << ", mesh " << tips[1].transpose() << "\n";
+  EXPECT_LE((tips[0] - tips[1]).norm(), 1e-3);
+}
+
 TEST(SuperHelixContacts, CoulombFrictionHoldsTheRodOnASlope) {
   // The rod lies on a plane through its axis tilted 30° about it (gravity pulls it down the
-  // slope with g sin 30°). μ = 0.8 > tan 30°: friction holds it, every point creeping at most
-  // the stick speed (1 mm/s: the tip moves < 0.5 mm in 0.5 s); μ = 0: it swings down the slope
-  // (more than 5 cm at the tip).
+  // slope with g sin 30°). μ = 0.8 > tan 30°: friction holds it exactly (Coulomb's sticking: the
+  // tip moves < 1e-9 m in 0.5 s); μ = 0: it swings down the slope (more than 5 cm at the tip).
   const double theta = M_PI / 6;
   for (double mu : {0.8, 0.0}) {
     SuperHelix rod = contact_rod();
@@ -545,7 +640,7 @@ TEST(SuperHelixContacts, CoulombFrictionHoldsTheRodOnASlope) {
     const double moved = (end_point(rod, 9, rod.time) - start).norm();
     std::cout << "μ = " << mu << ": tip moved " << moved << " m\n";
     if (mu > 0)
-      EXPECT_LE(moved, 5e-4);
+      EXPECT_LE(moved, 1e-9);
     else
       EXPECT_GE(moved, 0.05);
   }
@@ -593,6 +688,28 @@ TEST(SuperHelixScenes, TreeSceneRunsAndReportsEveryTip) {
   EXPECT_TRUE(std::isfinite(summary["energies_J"]["kinetic"].get<double>()));
 }
 
+TEST(SuperHelixScenes, StrandDrapesOverTheMeshHead) {
+  // scenes/validation/super_helix_on_head.json: a 17 cm hair (r = 40 µm) rooted on the top of
+  // the Bangs head (tests/data/Bangs_head.ply, a signed-distance grid of 96 cells), held out
+  // sideways, falls under gravity (−x) and drapes over the side of the head with friction
+  // μ = 0.3 for 1.5 s. Expected: the contacts engage (points pushed), no quadrature point ever
+  // goes deeper than a quarter of the hair's radius (1e-5 m) below the radius-thick skin, the tip
+  // has fallen below the root by more than 5 cm, and the strand is at rest at the end (kinetic
+  // energy < 1e-12 J; it starts at 0 and the fall releases ~1e-6 J).
+  test::ScratchDir dir;
+  const auto r = test::run_cli(
+      "run '" + scene("super_helix_on_head") + "' --out '" + (dir / "o").string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = test::read_json(dir / "o" / "summary.json");
+  const auto& contacts = s["contacts"];
+  std::cout << "contacts: " << contacts.dump() << "\n";
+  EXPECT_GT(contacts["max_active_contact_points"].get<int>(), 0);
+  EXPECT_LE(contacts["max_penetration_m"].get<double>(), 1e-5);
+  const double root_x = s["clamp_point_m"][0].get<double>(), tip_x = s["tip_position_m"][0];
+  EXPECT_LT(tip_x, root_x - 0.05);
+  EXPECT_LT(s["energies_J"]["kinetic"].get<double>(), 1e-12);
+}
+
 TEST(SuperHelixScenes, BadFieldsAreRefusedWithTheirPath) {
   test::ScratchDir dir;
   const std::string tree =
@@ -603,7 +720,17 @@ TEST(SuperHelixScenes, BadFieldsAreRefusedWithTheirPath) {
       {"--set solver.method=fast", "solver.method"},
       {"--set solver.paper_first_pass=true --set solver.twist=free", "solver.twist"},
       {"--backend cpu", "backend"},
-      {"--set solver.quadrature=0", "solver.quadrature"}};
+      {"--set solver.quadrature=0", "solver.quadrature"},
+      {"--set solver.contact_sweeps=0", "solver.contact_sweeps"},
+      {"--set 'obstacles=[{\"type\": \"ellipsoid\", \"center\": [0, 0, 0], \"radii\": [1, 0, "
+       "1]}]'",
+       "obstacles[0].radii"},
+      {"--set 'obstacles=[{\"type\": \"mesh\", \"file\": \"no_such_head.obj\"}]'",
+       "no_such_head.obj"},
+      {"--set 'obstacles=[{\"type\": \"torus\"}]'", "obstacles[0].type"},
+      {"--set static.enabled=true --set 'obstacles=[{\"type\": \"plane\", \"point\": [0, -2, "
+       "0], \"normal\": [0, 1, 0]}]'",
+       "obstacles"}};
   for (const auto& [args, field] : cases) {
     const auto r = test::run_cli("run " + tree + " " + args, dir);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;

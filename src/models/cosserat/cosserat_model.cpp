@@ -141,8 +141,8 @@ std::vector<engine::BenchColumn> bench_values(const HairSetup&, engine::Backend,
 // A single rod on the reference backend.
 class CosseratRodScene final : public engine::RodScene {
  public:
-  explicit CosseratRodScene(const nlohmann::json& doc)
-      : scene_(cosserat::parse_cosserat_scene(doc)) {}
+  CosseratRodScene(const nlohmann::json& doc, const std::filesystem::path& dir)
+      : scene_(cosserat::parse_cosserat_scene(doc, dir)) {}
   scene::SceneRun run() override { return cosserat::run_cosserat_scene(scene_); }
   StrandSet final_strands() const override { return cosserat::rod_strands(scene_.rod); }
 
@@ -171,8 +171,9 @@ engine::Model cosserat_model() {
   };
   m.bench_columns = {"newton", "pcg", "contact"};
   m.bench_values = bench_values;
-  m.parse_rod_scene = [](const nlohmann::json& doc) -> std::unique_ptr<engine::RodScene> {
-    return std::make_unique<CosseratRodScene>(doc);
+  m.parse_rod_scene = [](const nlohmann::json& doc,
+                         const std::filesystem::path& dir) -> std::unique_ptr<engine::RodScene> {
+    return std::make_unique<CosseratRodScene>(doc, dir);
   };
   return m;
 }

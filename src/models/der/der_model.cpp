@@ -168,7 +168,8 @@ engine::Model der_model() {
   };
   m.bench_columns = {"proj", "twist", "contact"};
   m.bench_values = bench_values;
-  m.parse_rod_scene = [](const nlohmann::json& doc) -> std::unique_ptr<engine::RodScene> {
+  m.parse_rod_scene = [](const nlohmann::json& doc,
+                         const std::filesystem::path&) -> std::unique_ptr<engine::RodScene> {
     return std::make_unique<DerRodScene>(doc);
   };
   return m;

@@ -10,8 +10,8 @@ namespace {
 // A single rod (or tree) on the reference backend.
 class SuperHelixRodScene final : public engine::RodScene {
  public:
-  explicit SuperHelixRodScene(const nlohmann::json& doc)
-      : scene_(super_helix::parse_super_helix_scene(doc)) {}
+  SuperHelixRodScene(const nlohmann::json& doc, const std::filesystem::path& dir)
+      : scene_(super_helix::parse_super_helix_scene(doc, dir)) {}
   scene::SceneRun run() override { return super_helix::run_super_helix_scene(scene_); }
   StrandSet final_strands() const override { return super_helix::rod_strands(scene_); }
 
@@ -38,8 +38,9 @@ engine::Model super_helix_model() {
   m.bench_columns = {};
   m.bench_values = [](const engine::HairSetup&, engine::Backend, const engine::StepCounters&,
                       double) { return std::vector<engine::BenchColumn>{}; };
-  m.parse_rod_scene = [](const nlohmann::json& doc) -> std::unique_ptr<engine::RodScene> {
-    return std::make_unique<SuperHelixRodScene>(doc);
+  m.parse_rod_scene = [](const nlohmann::json& doc,
+                         const std::filesystem::path& dir) -> std::unique_ptr<engine::RodScene> {
+    return std::make_unique<SuperHelixRodScene>(doc, dir);
   };
   return m;
 }

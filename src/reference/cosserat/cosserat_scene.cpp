@@ -53,7 +53,8 @@ void reject_der_only_fields(JsonReader& top, JsonReader& rod) {
 
 }  // namespace
 
-CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
+CosseratScene parse_cosserat_scene(const nlohmann::json& document,
+                                   const std::filesystem::path& dir) {
   JsonReader top(document, "");
   CosseratScene sc;
   top.string("model", std::nullopt);  // "cosserat": the model table sent the scene here
@@ -114,7 +115,7 @@ CosseratScene parse_cosserat_scene(const nlohmann::json& document) {
   if (clamped) clamp_root(sc.rod, motion);
   sc.rod.gravity = gravity;
   for (JsonReader& o : top.objects("obstacles"))
-    sc.rod.obstacles.push_back(scene::parse_obstacle(o));
+    sc.rod.obstacles.push_back(scene::parse_obstacle(o, dir, sc.obstacle_grids));
   sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
   JsonReader output = top.object("output");
   sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);

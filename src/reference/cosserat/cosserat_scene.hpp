@@ -12,6 +12,7 @@ namespace hairsim::cosserat {
 
 struct CosseratScene {
   CosseratRod rod;
+  scene::ObstacleGrids obstacle_grids;  // mesh obstacles' samples, which rod.obstacles point at
   SolverSettings solver;
   std::vector<Vec3> rest_positions;  // the rest shape (for the deviation measures)
   Vec3 clamp_point = Vec3::Zero();   // where the rod's length is measured from (m)
@@ -25,7 +26,8 @@ struct CosseratScene {
 };
 
 // Throws Error naming the JSON path of the first bad or unknown field.
-CosseratScene parse_cosserat_scene(const nlohmann::json& document);
+CosseratScene parse_cosserat_scene(const nlohmann::json& document,
+                                   const std::filesystem::path& dir);
 // Runs `steps` implicit steps, then, in static mode, proximal steps to equilibrium. Throws
 // RunFailure naming the step on a non-finite state or an equilibrium not reached.
 scene::SceneRun run_cosserat_scene(CosseratScene& scene);

@@ -11,14 +11,15 @@
 #include "common/drag.hpp"
 #include "hairsim/error.hpp"
 #include "reference/eigen_bridge.hpp"
+#include "reference/super_helix/step_system.hpp"
 #include "super_helix/helix_series.hpp"
 
 namespace hairsim::super_helix {
 namespace {
 
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-using Mat6 = Eigen::Matrix<double, 6, 6>;
-using Mat36 = Eigen::Matrix<double, 3, 6>;
+using detail::Mat36;
+using detail::Mat6;
+using detail::Vec6;
 
 Mat3 cross_matrix(const Vec3& v) {
   Mat3 m;
@@ -83,36 +84,6 @@ Vec3 applied_force(const SuperHelix& rod, const Vec3& velocity, const Vec3& tang
     f -= drag * (velocity - rod.wind);
   }
   return f;
-}
-
-// What the colliders do at a point per unit length (penalty and friction, Δt = h): a force and
-// an added inertia A, so that the implicit force is force − A r̈ (the penalty's
-// k(δ − h n·v − h² n·r̈) n and friction's −c_t (I − nnᵀ)(v + h r̈) linearised in r̈).
-struct ContactTerms {
-  Vec3 force = Vec3::Zero();
-  Mat3 added = Mat3::Zero();
-};
-ContactTerms contact_terms(const SuperHelix& rod, const Vec3& position, const Vec3& velocity,
-                           double h) {
-  ContactTerms out;
-  for (const kernels::Collider<double>& c : rod.colliders) {
-    const auto sd = kernels::signed_distance(c, bridge::to_kernel(position));
-    const double depth = rod.contact_thickness - sd.distance;
-    if (!(depth > 0)) continue;
-    const Vec3 n = bridge::from_kernel(sd.normal);
-    const Mat3 nn = n * n.transpose();
-    const double k = rod.contact_stiffness;
-    out.force += k * (depth - h * n.dot(velocity)) * n - rod.contact_damping * n.dot(velocity) * n;
-    out.added += (k * h * h + rod.contact_damping * h) * nn;
-    if (c.friction > 0) {
-      const Mat3 tangent = Mat3::Identity() - nn;
-      const Vec3 slip = tangent * velocity;
-      const double drag = c.friction * k * depth / std::max(slip.norm(), rod.stick_speed);
-      out.force -= drag * slip;
-      out.added += drag * h * tangent;
-    }
-  }
-  return out;
 }
 
 Vec3 end_force(const SuperHelix& rod, int q) {
@@ -342,7 +313,7 @@ VecX stiffness_diagonal(const SuperHelix& rod) {
 
 // --- The composite method: M and B of eq. (9) --------------------------------------------------
 
-CompositeSystem composite_system(const SuperHelix& rod, double t, double h) {
+CompositeSystem composite_system(const SuperHelix& rod, double t) {
   const RootState root = root_state(rod, t);
   const std::vector<ElementStart> starts = element_starts(rod, root);
   const int k = rod.coordinates_per_element(), n = rod.coordinate_count();
@@ -363,8 +334,8 @@ CompositeSystem composite_system(const SuperHelix& rod, double t, double h) {
     const Vec3& rate = rod.curvature_rate[q];
     const double length = rod.elements[q].length;
     // r̈(u) with q̈ = 0: a + α × d + ω × (ω × d) + 2 ω × R P κ̇ + R p2.
-    auto point_terms = [&](double u, MatX& jp, Vec3& acc, Vec3& position, Vec3& velocity,
-                           Vec3& tangent, ElementPoint& e) {
+    auto point_terms = [&](double u, MatX& jp, Vec3& acc, Vec3& velocity, Vec3& tangent,
+                           ElementPoint& e) {
       e = element_point(kappa, rate, u);
       const Vec3 d = s.frame * e.p;
       jp = j_point[q] - cross_matrix(d) * j_rotation[q];
@@ -372,32 +343,27 @@ CompositeSystem composite_system(const SuperHelix& rod, double t, double h) {
       const Vec3 w = s.angular_velocity;
       acc = a0[q] + alpha0[q].cross(d) + w.cross(w.cross(d)) + 2 * w.cross(s.frame * (e.P * rate)) +
             s.frame * e.p2;
-      position = s.point + d;
       velocity = s.velocity + w.cross(d) + s.frame * (e.P * rate);
       tangent = s.frame * e.E.col(0);
     };
     MatX jp;
-    Vec3 acc, position, velocity, tangent;
+    Vec3 acc, velocity, tangent;
     ElementPoint e;
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
-      point_terms(rule.nodes[g] * length, jp, acc, position, velocity, tangent, e);
+      point_terms(rule.nodes[g] * length, jp, acc, velocity, tangent, e);
       const double weight = rule.weights[g] * length;
-      const ContactTerms touch = contact_terms(rod, position, velocity, h);
-      const Vec3 f = applied_force(rod, velocity, tangent, true) + touch.force;
+      const Vec3 f = applied_force(rod, velocity, tangent, true);
       // Only the columns of this element and the ones before it can be non-zero (parents come
       // first): a rank-3 update of M's lower triangle there.
       const int used = (int(q) + 1) * k;
       sys.mass.topLeftCorner(used, used)
           .selfadjointView<Eigen::Lower>()
           .rankUpdate(jp.leftCols(used).transpose(), weight * rod.linear_density);
-      if (!touch.added.isZero())
-        sys.mass.topLeftCorner(used, used).triangularView<Eigen::Lower>() +=
-            weight * jp.leftCols(used).transpose() * touch.added * jp.leftCols(used);
-      sys.forces.head(used) += weight * jp.leftCols(used).transpose() *
-                               (f - rod.linear_density * acc - touch.added * acc);
+      sys.forces.head(used) +=
+          weight * jp.leftCols(used).transpose() * (f - rod.linear_density * acc);
     }
     // The end: its force, and what the children start from.
-    point_terms(length, jp, acc, position, velocity, tangent, e);
+    point_terms(length, jp, acc, velocity, tangent, e);
     sys.forces += jp.transpose() * end_force(rod, int(q));
     MatX jr = j_rotation[q];
     jr.middleCols(int(q) * k, k) += active_columns(rod, s.frame * e.Psi);
@@ -414,10 +380,61 @@ CompositeSystem composite_system(const SuperHelix& rod, double t, double h) {
   return sys;
 }
 
-namespace {
+// --- The rod's linear maps ----------------------------------------------------------------------
 
-VecX composite_accelerations(const SuperHelix& rod, double h, double t) {
-  const CompositeSystem sys = composite_system(rod, t, h);
+namespace detail {
+
+std::vector<ElementMap> element_maps(const SuperHelix& rod,
+                                     const std::vector<ElementStart>& starts) {
+  const int k = rod.coordinates_per_element();
+  std::vector<ElementMap> maps(rod.elements.size());
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    const Mat3& frame = starts[q].frame;
+    const ElementPoint e = element_point(rod.curvature[q], Vec3::Zero(), rod.elements[q].length);
+    maps[q].phi = shift(frame * e.p);
+    maps[q].H.resize(6, k);
+    maps[q].H.topRows(3) = active_columns(rod, frame * e.Psi);
+    maps[q].H.bottomRows(3) = active_columns(rod, frame * e.P);
+  }
+  return maps;
+}
+
+RodPoint rod_point(const SuperHelix& rod, const std::vector<ElementStart>& starts, int element,
+                   double u) {
+  const ElementStart& s = starts[std::size_t(element)];
+  const ElementPoint e = element_point(rod.curvature[std::size_t(element)], Vec3::Zero(), u);
+  const Vec3 d = s.frame * e.p;
+  return {element, s.point + d, point_map(d), active_columns(rod, s.frame * e.P)};
+}
+
+MatX point_jacobian(const SuperHelix& rod, const std::vector<ElementMap>& maps, const RodPoint& p) {
+  const int k = rod.coordinates_per_element();
+  MatX j = MatX::Zero(3, rod.coordinate_count());
+  j.middleCols(p.element * k, k) = p.G;
+  Mat36 through = p.X;  // the point's velocity from the spatial velocity at the current start
+  for (int q = rod.elements[std::size_t(p.element)].parent; q >= 0;
+       q = rod.elements[std::size_t(q)].parent) {
+    const ElementMap& m = maps[std::size_t(q)];
+    j.middleCols(q * k, k) = through * m.H;
+    through = through * m.phi;
+  }
+  return j;
+}
+
+// --- The step's system, solved by either method -------------------------------------------------
+
+StepSystem::StepSystem(const SuperHelix& rod, Method method, double h, double t,
+                       bool paper_first_pass)
+    : method_(method), k_(rod.coordinates_per_element()) {
+  for (const Element& e : rod.elements) parent_.push_back(e.parent);
+  if (method == Method::composite)
+    solve_composite(rod, h, t);
+  else
+    solve_recursive(rod, h, t, paper_first_pass);
+}
+
+void StepSystem::solve_composite(const SuperHelix& rod, double h, double t) {
+  const CompositeSystem sys = composite_system(rod, t);
   const VecX k = stiffness_diagonal(rod);
   const VecX q = coordinates(rod), qdot = rates(rod);
   const VecX rest = rest_coordinates(rod);
@@ -425,137 +442,161 @@ VecX composite_accelerations(const SuperHelix& rod, double h, double t) {
   MatX a = sys.mass;
   a.diagonal() += (h * nu + h * h) * k;
   const VecX b = sys.forces - k.cwiseProduct(q - rest) - (nu + h) * k.cwiseProduct(qdot);
-  return a.ldlt().solve(b);
+  composite_.compute(a);
+  qddot_ = composite_.solve(b);
 }
 
 // --- The recursive method (§4, App. A) ----------------------------------------------------------
 
-// Per element: the local system D q̈_Q = u − U A_Q (A_Q = (α, a) at the element's start) and the
-// map from q̈_Q and A_Q to the end's acceleration, A_end = Φ A_Q + H q̈_Q + c_end.
-struct ElementSystem {
-  MatX D, U, H;
-  VecX u;
-  Mat6 phi;
-  Vec6 c_end;
-};
-
-VecX recursive_accelerations(const SuperHelix& rod, double h, double t, bool paper_first_pass) {
+void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool paper_first_pass) {
   const RootState root = root_state(rod, t);
   const std::vector<ElementStart> starts = element_starts(rod, root);
-  const int k = rod.coordinates_per_element();
+  const std::vector<ElementMap> maps = element_maps(rod, starts);
+  const int k = k_;
   const std::size_t count = rod.elements.size();
   const Quadrature& rule = gauss_legendre(rod.quadrature);
   const double rho = rod.linear_density, nu = rod.internal_friction;
   // Cumulated inertia and bias at each element's end (its children's, summed: §5) and start.
   std::vector<Mat6> inertia_end(count, Mat6::Zero());
   std::vector<Vec6> bias_end(count, Vec6::Zero());
-  std::vector<ElementSystem> systems(count);
+  std::vector<VecX> u_second(count);  // the right-hand side u of each element's second pass
+  std::vector<Vec6> c_end(count);
+  systems_.assign(count, {});
   for (std::size_t q = count; q-- > 0;) {
     const ElementStart& s = starts[q];
     const Vec3& kappa = rod.curvature[q];
     const Vec3& rate = rod.curvature_rate[q];
     const double length = rod.elements[q].length;
-    ElementSystem& es = systems[q];
-    es.D = MatX::Zero(k, k), es.U = MatX::Zero(k, 6), es.u = VecX::Zero(k);
+    ElementSystem& es = systems_[q];
+    es.map = maps[q];
+    MatX D = MatX::Zero(k, k);
+    es.U = MatX::Zero(k, 6);
+    VecX u = VecX::Zero(k);
     Mat6 inertia = Mat6::Zero();
     Vec6 bias = Vec6::Zero();
     const Vec3 w = s.angular_velocity;
     // Its own mass: r̈ = X A + G q̈ + c at each quadrature point (eqs. 3a, 15).
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
-      const double u = rule.nodes[g] * length, weight = rule.weights[g] * length;
-      const ElementPoint e = element_point(kappa, rate, u);
+      const double at = rule.nodes[g] * length, weight = rule.weights[g] * length;
+      const ElementPoint e = element_point(kappa, rate, at);
       const Vec3 d = s.frame * e.p;
       const MatX G = active_columns(rod, s.frame * e.P);
       const Mat36 X = point_map(d);
       const Vec3 c = w.cross(w.cross(d)) + 2 * w.cross(s.frame * (e.P * rate)) + s.frame * e.p2;
       const Vec3 velocity = s.velocity + w.cross(d) + s.frame * (e.P * rate);
-      // The colliders' added inertia A joins ρS: (ρS I + A) r̈; with gravity at the root
-      // (r̈ = r̈' + g) A's share of g stays a force, −A g.
-      const ContactTerms touch = contact_terms(rod, s.point + d, velocity, h);
-      const Vec3 f = applied_force(rod, velocity, s.frame * e.E.col(0), false) + touch.force -
-                     touch.added * rod.gravity;
-      const Mat3 mass = rho * Mat3::Identity() + touch.added;
-      es.D += weight * G.transpose() * mass * G;
-      es.U += weight * G.transpose() * mass * X;
-      es.u += weight * G.transpose() * (f - mass * c);
-      inertia += weight * X.transpose() * mass * X;
-      bias += weight * X.transpose() * (mass * c - f);
+      const Vec3 f = applied_force(rod, velocity, s.frame * e.E.col(0), false);
+      D += weight * rho * G.transpose() * G;
+      es.U += weight * rho * G.transpose() * X;
+      u += weight * G.transpose() * (f - rho * c);
+      inertia += weight * rho * X.transpose() * X;
+      bias += weight * X.transpose() * (rho * c - f);
     }
     // Its descendants, through its end (the internal force T_Q(ℓ_Q), App. A, eq. 14; §5).
     const ElementPoint e = element_point(kappa, rate, length);
     const Vec3 d_end = s.frame * e.p;
-    es.H.resize(6, k);
-    es.H.topRows(3) = active_columns(rod, s.frame * e.Psi);
-    es.H.bottomRows(3) = active_columns(rod, s.frame * e.P);
-    es.phi = shift(d_end);
-    es.c_end.head<3>() = w.cross(s.frame * (e.Psi * rate)) + s.frame * e.psi2;
-    es.c_end.tail<3>() =
+    const Mat6& phi = es.map.phi;
+    const MatX& H = es.map.H;
+    c_end[q].head<3>() = w.cross(s.frame * (e.Psi * rate)) + s.frame * e.psi2;
+    c_end[q].tail<3>() =
         w.cross(w.cross(d_end)) + 2 * w.cross(s.frame * (e.P * rate)) + s.frame * e.p2;
     Vec6 end_bias = bias_end[q];
     end_bias.head<3>() -= end_moment(rod, int(q));
     end_bias.tail<3>() -= end_force(rod, int(q));
     const Mat6& ie = inertia_end[q];
-    const Vec6 transmitted = ie * es.c_end + end_bias;
-    es.D += es.H.transpose() * ie * es.H;
-    es.U += es.H.transpose() * ie * es.phi;
-    es.u -= es.H.transpose() * transmitted;
-    inertia += es.phi.transpose() * ie * es.phi;
-    bias += es.phi.transpose() * transmitted;
+    const Vec6 transmitted = ie * c_end[q] + end_bias;
+    D += H.transpose() * ie * H;
+    es.U += H.transpose() * ie * phi;
+    u -= H.transpose() * transmitted;
+    inertia += phi.transpose() * ie * phi;
+    bias += phi.transpose() * transmitted;
     // Elasticity and internal friction, K (κ − κ⁰) + ν K κ̇, with the semi-implicit terms
     // h ν K + h² K (and h K κ̇) in D and u unless the paper's explicit first pass is asked.
     const VecX stiff = element_stiffness(rod, int(q));
     const VecX qq = active(rod, kappa), rest = active(rod, rod.elements[q].rest_curvature),
                qdot = active(rod, rate);
-    es.u -= stiff.cwiseProduct(qq - rest) + nu * stiff.cwiseProduct(qdot);
-    if (!paper_first_pass) {
-      es.D.diagonal() += (h * nu + h * h) * stiff;
-      es.u -= h * stiff.cwiseProduct(qdot);
-    }
-    // q̈_Q = D⁻¹ (u − U A): the cumulated inertia and bias at the start (eq. 16).
-    const Eigen::LDLT<MatX> solve(es.D);
-    const MatX DinvU = solve.solve(es.U);
-    const VecX Dinvu = solve.solve(es.u);
-    inertia -= es.U.transpose() * DinvU;
-    bias += es.U.transpose() * Dinvu;
+    u -= stiff.cwiseProduct(qq - rest) + nu * stiff.cwiseProduct(qdot);
+    MatX D_second = D;
+    u_second[q] = u;
+    D_second.diagonal() += (h * nu + h * h) * stiff;
+    u_second[q] -= h * stiff.cwiseProduct(qdot);
+    if (!paper_first_pass) D = D_second, u = u_second[q];
+    // q̈_Q = D⁻¹ (u − U A): the cumulated inertia and bias at the start (eq. 16). With the paper's
+    // explicit first pass, the second pass solves each element semi-implicitly (§4.3).
+    es.first.compute(D);
+    es.second.compute(D_second);
+    inertia -= es.U.transpose() * es.first.solve(es.U);
+    bias += es.U.transpose() * es.first.solve(u);
     const int parent = rod.elements[q].parent;
     if (parent >= 0) {
       inertia_end[std::size_t(parent)] += inertia;
       bias_end[std::size_t(parent)] += bias;
     }
-    if (paper_first_pass) {  // the second pass solves each element semi-implicitly (§4.3)
-      es.D.diagonal() += (h * nu + h * h) * stiff;
-      es.u -= h * stiff.cwiseProduct(qdot);
-    }
   }
   // Second pass, root to tip: A at the root with gravity folded in (a − g, §4.6).
-  VecX qddot(rod.coordinate_count());
+  qddot_.resize(rod.coordinate_count());
   std::vector<Vec6> start_acceleration(count);
   Vec6 root_acceleration;
   root_acceleration << root.angular_acceleration, root.acceleration - rod.gravity;
   for (std::size_t q = 0; q < count; ++q) {
     const int parent = rod.elements[q].parent;
     const Vec6& a = parent < 0 ? root_acceleration : start_acceleration[q];
-    const ElementSystem& es = systems[q];
-    const VecX x = es.D.ldlt().solve(es.u - es.U * a);
-    qddot.segment(int(q) * k, k) = x;
-    const Vec6 a_end = es.phi * a + es.H * x + es.c_end;
+    const ElementSystem& es = systems_[q];
+    const VecX x = es.second.solve(u_second[q] - es.U * a);
+    qddot_.segment(int(q) * k, k) = x;
+    const Vec6 a_end = es.map.phi * a + es.map.H * x + c_end[q];
     for (std::size_t c = q + 1; c < count; ++c)
       if (rod.elements[c].parent == int(q)) start_acceleration[c] = a_end;
   }
-  return qddot;
 }
 
-}  // namespace
+MatX StepSystem::respond(const RodPoint& p, const MatX& jacobian, const MatX& forces) const {
+  if (method_ == Method::composite) return composite_.solve(jacobian.transpose() * forces);
+  // The recursion's two passes with nothing but the force: no motion, no gravity, no elasticity
+  // (those are in accelerations()), the clamp still. A point force f at p enters its element's
+  // u as Gᵀ f and its bias as −Xᵀ f (as the applied forces per unit length do).
+  const std::size_t count = systems_.size();
+  MatX out(qddot_.size(), forces.cols());
+  std::vector<Vec6> bias_end(count), start_acceleration(count);
+  std::vector<VecX> u(count);
+  for (Eigen::Index column = 0; column < forces.cols(); ++column) {
+    const Vec3 f = forces.col(column);
+    std::fill(bias_end.begin(), bias_end.end(), Vec6::Zero());
+    for (std::size_t q = count; q-- > 0;) {
+      const ElementSystem& es = systems_[q];
+      u[q] = -es.map.H.transpose() * bias_end[q];
+      Vec6 bias = es.map.phi.transpose() * bias_end[q];
+      if (int(q) == p.element) {
+        u[q] += p.G.transpose() * f;
+        bias -= p.X.transpose() * f;
+      }
+      bias += es.U.transpose() * es.first.solve(u[q]);
+      if (parent_[q] >= 0) bias_end[std::size_t(parent_[q])] += bias;
+    }
+    for (std::size_t q = 0; q < count; ++q) {
+      const ElementSystem& es = systems_[q];
+      const Vec6 a = parent_[q] < 0 ? Vec6::Zero() : start_acceleration[q];
+      const VecX x = es.second.solve(u[q] - es.U * a);
+      out.col(column).segment(int(q) * k_, k_) = x;
+      const Vec6 a_end = es.map.phi * a + es.map.H * x;
+      for (std::size_t c = q + 1; c < count; ++c)
+        if (parent_[c] == int(q)) start_acceleration[c] = a_end;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
 
 VecX accelerations(const SuperHelix& rod, Method method, double h, double t,
                    bool paper_first_pass) {
-  return method == Method::composite ? composite_accelerations(rod, h, t)
-                                     : recursive_accelerations(rod, h, t, paper_first_pass);
+  return detail::StepSystem(rod, method, h, t, paper_first_pass).accelerations();
 }
 
-void step(SuperHelix& rod, double dt, Method method, bool paper_first_pass) {
-  const VecX qddot = accelerations(rod, method, dt, rod.time + dt, paper_first_pass);
-  const VecX qdot = rates(rod) + dt * qddot;
+StepReport step(SuperHelix& rod, double dt, Method method, bool paper_first_pass) {
+  const detail::StepSystem system(rod, method, dt, rod.time + dt, paper_first_pass);
+  VecX qdot = rates(rod) + dt * system.accelerations();
+  StepReport report;
+  if (!rod.colliders.empty()) report = detail::resolve_contacts(rod, system, dt, qdot);
   const VecX q = coordinates(rod) + dt * qdot;
   if (!qdot.allFinite() || !q.allFinite())
     throw RunFailure("step",
@@ -563,6 +604,7 @@ void step(SuperHelix& rod, double dt, Method method, bool paper_first_pass) {
   set_rates(rod, qdot);
   set_coordinates(rod, q);
   rod.time += dt;
+  return report;
 }
 
 double max_penetration(const SuperHelix& rod) {
@@ -610,7 +652,7 @@ namespace {
 // Generalized static forces Σ Jᵀ f − K (q − q⁰) at rest (gravity and end forces).
 VecX static_forces(SuperHelix& rod) {
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
-  const CompositeSystem sys = composite_system(rod, rod.time, 0.0);
+  const CompositeSystem sys = composite_system(rod, rod.time);
   const VecX rest = rest_coordinates(rod);
   return sys.forces - stiffness_diagonal(rod).cwiseProduct(coordinates(rod) - rest);
 }

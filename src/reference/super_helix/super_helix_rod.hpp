@@ -54,16 +54,15 @@ struct SuperHelix {
   std::vector<Vec3> end_force;   // empty, or one per element
   std::vector<Vec3> end_moment;  // N m, at each element's end; empty, or one per element
 
-  // Static obstacles (the kernels' shapes and signed distances, world frame), felt at the
-  // quadrature points: a penalty k per unit length (N/m²) on the depth below
-  // `contact_thickness` (m), taken implicitly in the semi-implicit system (its Δt² k n nᵀ acts
-  // as added inertia: exact in both methods), and Coulomb friction μ (the collider's) with the
-  // normal force lagged and slips slower than `stick_speed` (m/s) resisted viscously.
+  // Static obstacles (the kernels' shapes and signed distances, world frame), each with its
+  // Coulomb friction μ. Contacts are velocity-level constraints at the quadrature points, solved
+  // after each step's unconstrained solve (docs/models/super-helices.md, "Contacts"): impulses
+  // (normal ≥ 0, tangential within μ times the normal) that keep every point at least
+  // `contact_thickness` (m) outside at the step's end, to first order in Δt, and stop its slip
+  // where friction can hold it; by projected Gauss-Seidel, at most `contact_sweeps` sweeps.
   std::vector<kernels::Collider<double>> colliders;
   double contact_thickness = 0;
-  double contact_stiffness = 0;
-  double contact_damping = 0;  // N s/m², per unit length, along the normal (implicit too)
-  double stick_speed = 1e-3;
+  int contact_sweeps = 1000;
 
   // The root clamp: its point and material frame (columns n0 = tangent, n1, n2) at t = 0, moved
   // by `motion` (rigid motion about its centre, and a twist about the tangent).
@@ -150,14 +149,21 @@ struct CompositeSystem {
   MatX mass;
   VecX forces;
 };
-// h: the step whose implicit contact terms enter (0: none).
-CompositeSystem composite_system(const SuperHelix& rod, double t, double h = 0);
+CompositeSystem composite_system(const SuperHelix& rod, double t);
 // K: ℓ_Q (GJ, EI1, EI2) on the active components (diagonal).
 VecX stiffness_diagonal(const SuperHelix& rod);
 
-// One semi-implicit Euler step: q̈ from `accelerations(rod, method, dt, t + dt)`, then
-// q̇ += dt q̈, q += dt q̇. Throws RunFailure on a non-finite state.
-void step(SuperHelix& rod, double dt, Method method, bool paper_first_pass = false);
+// One semi-implicit Euler step: q̈ from `accelerations(rod, method, dt, t + dt)`, q̇ += dt q̈, the
+// contacts' impulses added to q̇ (through the same method's operator), then q += dt q̇. Throws
+// RunFailure on a non-finite state.
+struct StepReport {
+  int contacts = 0;         // contact points (point and obstacle pairs) in the contact problem
+  int active_contacts = 0;  // of which pushed (a normal impulse > 0)
+  int sweeps = 0;           // projected Gauss-Seidel sweeps
+  bool converged = true;    // the sweeps met their tolerance before contact_sweeps
+  double residual = 0;      // m/s: how far the impulses are from solving the contact problem
+};
+StepReport step(SuperHelix& rod, double dt, Method method, bool paper_first_pass = false);
 
 // Energies: kinetic ½∫ρS|ṙ|², elastic ½ Σ ℓ (κ − κ⁰)ᵀ diag(GJ, EI, EI) (κ − κ⁰), gravity −∫ρS g·r.
 struct Energies {

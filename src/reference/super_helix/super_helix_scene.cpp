@@ -50,7 +50,8 @@ double longest_path(const SuperHelix& rod) {
 
 }  // namespace
 
-SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
+SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
+                                        const std::filesystem::path& dir) {
   JsonReader top(document, "");
   SuperHelixScene sc;
   top.string("model", std::nullopt);  // "super_helix": the model table sent the scene here
@@ -121,8 +122,7 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
                 "singular in the twist)");
   sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
   sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
-  const double contact_ratio = solver.number("contact_ratio", 1e4, "> 0", scene::positive);
-  sc.rod.stick_speed = solver.number("stick_speed", 1e-3, "> 0", scene::positive);
+  sc.rod.contact_sweeps = solver.integer("contact_sweeps", 1000, 1, 1'000'000);
   solver.finish();
 
   // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
@@ -140,12 +140,15 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document) {
   time.finish();
   sc.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
   st.finish();
-  // Obstacles: the penalty κ ρS / Δt² per unit length (κ = solver.contact_ratio), taken
-  // implicitly, from the rod's surface (contact_thickness, default the material radius).
+  // Obstacles: velocity-level contacts every step (super_helix_rod.hpp), keeping the centreline
+  // `contact_thickness` outside (default the material radius). Statics do not see them.
   for (JsonReader& o : top.objects("obstacles"))
-    sc.rod.colliders.push_back(scene::parse_obstacle(o));
+    sc.rod.colliders.push_back(scene::parse_obstacle(o, dir, sc.obstacle_grids));
+  if (sc.static_mode && !sc.rod.colliders.empty())
+    top.fail("obstacles",
+             "static mode does not take obstacles with model 'super_helix' (run "
+             "the dynamics with internal friction to rest instead)");
   sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
-  sc.rod.contact_stiffness = contact_ratio * k.linear_density / (sc.dt * sc.dt);
   JsonReader output = top.object("output");
   sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
   output.finish();
@@ -159,6 +162,14 @@ nlohmann::json array(const Vec3& v) {
   return nlohmann::json::array({v.x(), v.y(), v.z()});
 }
 
+// The contacts over a run: the deepest quadrature point after any step (m) and the largest
+// contact problem.
+struct ContactTally {
+  double max_depth = 0;
+  int max_points = 0, max_active = 0, max_sweeps = 0, unconverged = 0;
+  double max_residual = 0;  // m/s, of the contact problems at their last sweep
+};
+
 // The last point of every leaf element.
 std::vector<Vec3> tips(const SuperHelix& rod) {
   std::vector<Vec3> out;
@@ -171,7 +182,7 @@ std::vector<Vec3> tips(const SuperHelix& rod) {
 }
 
 nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport* st,
-                       double max_depth, double wall) {
+                       const ContactTally& touch, double wall) {
   const Energies e = energies(sc.rod);
   nlohmann::json tip_list = nlohmann::json::array();
   for (const Vec3& t : tips(sc.rod)) tip_list.push_back(array(t));
@@ -199,8 +210,12 @@ nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport*
         {"fit_max_error_m", sc.fit_error}}}};
   if (!sc.rod.colliders.empty())
     out["contacts"] = {{"obstacles", sc.rod.colliders.size()},
-                       {"max_penetration_m", max_depth},
-                       {"contact_stiffness_N_per_m2", sc.rod.contact_stiffness}};
+                       {"max_penetration_m", touch.max_depth},
+                       {"max_contact_points", touch.max_points},
+                       {"max_active_contact_points", touch.max_active},
+                       {"max_sweeps", touch.max_sweeps},
+                       {"unconverged_steps", touch.unconverged},
+                       {"max_residual_m_per_s", touch.max_residual}};
   if (st)
     out["static"] = {{"converged", st->converged},
                      {"newton_iterations", st->iterations},
@@ -225,11 +240,16 @@ scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
     trace_row(0);
   }
   int steps = 0;
-  double max_depth = 0;  // m, over the steps, at the quadrature points
+  ContactTally touch;
   try {
     for (; steps < sc.steps; ++steps) {
-      step(sc.rod, sc.dt, sc.method, sc.paper_first_pass);
-      max_depth = std::max(max_depth, max_penetration(sc.rod));
+      const StepReport r = step(sc.rod, sc.dt, sc.method, sc.paper_first_pass);
+      touch.max_depth = std::max(touch.max_depth, max_penetration(sc.rod));
+      touch.max_points = std::max(touch.max_points, r.contacts);
+      touch.max_active = std::max(touch.max_active, r.active_contacts);
+      touch.max_sweeps = std::max(touch.max_sweeps, r.sweeps);
+      touch.unconverged += !r.converged;
+      touch.max_residual = std::max(touch.max_residual, r.residual);
       if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
     }
   } catch (const RunFailure& e) {
@@ -245,7 +265,7 @@ scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {summary(sc, steps, sc.static_mode ? &st : nullptr, max_depth, wall),
+  return {summary(sc, steps, sc.static_mode ? &st : nullptr, touch, wall),
           sc.trace_every > 0 ? trace.str() : std::string()};
 }
 

@@ -12,6 +12,7 @@ namespace hairsim::super_helix {
 
 struct SuperHelixScene {
   SuperHelix rod;
+  scene::ObstacleGrids obstacle_grids;  // mesh obstacles' samples, which rod.colliders point at
   Method method = Method::recursive;
   bool paper_first_pass = false;
   double length = 1;     // m (the longest root-to-tip path)
@@ -25,7 +26,8 @@ struct SuperHelixScene {
 };
 
 // Throws Error naming the JSON path of the first bad or unknown field.
-SuperHelixScene parse_super_helix_scene(const nlohmann::json& document);
+SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
+                                        const std::filesystem::path& dir);
 // Runs `steps` semi-implicit steps, then, in static mode, Newton to equilibrium. Throws
 // RunFailure naming the step on a non-finite state or an equilibrium not reached.
 scene::SceneRun run_super_helix_scene(SuperHelixScene& scene);
