@@ -50,6 +50,20 @@ void BM_RenderPreview(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderPreview)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// Issue 23's target: 50,000 wavy strands x 24 vertices with the ellipsoid head, 800 x 800, 3 x 3
+// supersampling, the opacity shadow map on (RenderOptions' defaults): ≤ 1 s. Threads: OpenMP's.
+void BM_RenderPreviewWavyShadowed(benchmark::State& state) {
+  HairstyleParams p;
+  p.style = HairStyle::wavy;
+  p.strands = static_cast<int>(state.range(0));
+  p.vertices = 24;
+  const StrandSet s = generate_hairstyle(p);
+  const TriangleMesh head = ellipsoid_mesh(p.head_radii);
+  RenderOptions o;
+  for (auto _ : state) benchmark::DoNotOptimize(render(s, &head, o).rgb.data());
+}
+BENCHMARK(BM_RenderPreviewWavyShadowed)->Arg(50000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 
 BENCHMARK_MAIN();
