@@ -1,0 +1,67 @@
+#pragma once
+// Super Space Clothoids (Casati & Bertails-Descoubes 2013): the kinematics of the CPU reference
+// (double, Eigen; docs/models/super-clothoids.md). A rod of N elements between N + 1 nodes; the
+// material curvature vector κ = (twist κ0, curvatures κ1, κ2) is given at the nodes (κ̂i, the
+// 3(N + 1) generalized coordinates q) and affine on each element (§4.2), so the frame and
+// centreline are G2 across the junctions (§6.5). Each element's power series are summed by
+// Adaptive Piecewise Summation (kernels/super_clothoid/clothoid_series.hpp).
+#include <Eigen/Core>
+#include <vector>
+
+namespace hairsim::super_clothoid {
+
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+
+struct Frame {
+  Mat3 R = Mat3::Identity();  // columns n0 (tangent), n1, n2
+  Vec3 r = Vec3::Zero();
+};
+
+// How an element is summed: M of eq. (14) (the paper's 10 in double; +infinity: one naive sum
+// over the whole element, the method of Fig. 3a), and the most terms a sum may take.
+struct Summation {
+  double M = 10;
+  int max_terms = 400;
+};
+
+// One element of length ℓ, curvature κ̂a at its start and κ̂b at its end, from frame `start`: its
+// APS subintervals [σi, σi+1] (eq. 14) and the frames at their starts, so that a point at any s
+// is one series from the nearest σi ≤ s.
+class ClothoidElement {
+ public:
+  ClothoidElement(const Frame& start, double length, const Vec3& kappa_start,
+                  const Vec3& kappa_end, const Summation& summation = {});
+
+  Frame at(double s) const;  // s in [0, ℓ]
+  Frame end() const { return at(length_); }
+  double length() const { return length_; }
+  int subintervals() const { return int(sigma_.size()); }
+  int most_terms() const { return most_terms_; }  // the longest series summed so far
+
+ private:
+  double length_;
+  Vec3 kappa0_, gamma_;
+  Summation summation_;
+  std::vector<double> sigma_;  // subinterval starts: 0 = σ0 < σ1 < ... < ℓ
+  std::vector<Frame> frames_;  // the frame at each σi
+  mutable int most_terms_ = 0;
+};
+
+// A rod: nodal curvatures κ̂i (N + 1), element lengths ℓi (N), clamped at `root` (its frame's
+// first column the tangent).
+struct SuperClothoid {
+  std::vector<Vec3> node_curvature;
+  std::vector<double> length;
+  Frame root;
+  Summation summation;
+
+  int elements() const { return int(length.size()); }
+};
+
+// The elements chained from the root (each starting at the previous one's end frame, §6.5).
+std::vector<ClothoidElement> chain(const SuperClothoid& rod);
+// `per_element` + 1 points on each element (ends included), element after element.
+std::vector<Vec3> centerline(const SuperClothoid& rod, int per_element);
+
+}  // namespace hairsim::super_clothoid
