@@ -73,7 +73,7 @@ HS_HD ClothoidFrame<T> sum_series(const ClothoidFrame<T>& start, T s, const Vect
                                   const Vector3<T>& gamma, int max_terms, int& terms) {
   const Matrix3<T> K = cross_matrix(kappa0), G = cross_matrix(gamma);
   const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
-  Matrix3<T> prev = start.R;  // R̃n
+  Matrix3<T> prev = start.R;           // R̃n
   Matrix3<T> cur = s * (start.R * K);  // R̃n+1
   ClothoidFrame<T> sum{start.R + cur, start.r + s * Vector3<T>{prev(0, 0), prev(1, 0), prev(2, 0)}};
   terms = 2;
@@ -89,6 +89,56 @@ HS_HD ClothoidFrame<T> sum_series(const ClothoidFrame<T>& start, T s, const Vect
     cur = next;
   }
   return sum;
+}
+
+// The series of a frame together with its derivatives along C directions of the curvature
+// (§7.1, eq. 15): for a perturbation δκ(s) = a + b s of κ on the piece, D = ∂R solves
+// D' = D [κ]× + R [δκ]× and d = ∂r solves d' = D e0, whose general terms follow
+//   D̃n+1 = s/(n+1) (D̃n [κ̂0]× + s D̃n−1 [γ]× + R̃n [a]× + s R̃n−1 [b]×),  d̃n+1 = s/(n+1) D̃n e0,
+// from D̃0 = D(0), d̃0 = d(0) (the derivatives at the piece's start). Summed until the last two
+// terms of R and of every D fall below the precision (times max(1, s) for D).
+template <class T, int C>
+HS_HD void sum_series_tangents(ClothoidFrame<T>& frame, ClothoidFrame<T> (&tangent)[C], T s,
+                               const Vector3<T>& kappa0, const Vector3<T>& gamma,
+                               const Vector3<T> (&a)[C], const Vector3<T> (&b)[C], int max_terms,
+                               int& terms) {
+  const Matrix3<T> K = cross_matrix(kappa0), G = cross_matrix(gamma);
+  const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
+  const T d_eps = eps * fmax(T(1), s);
+  Matrix3<T> A[C], B[C], d_prev[C], d_cur[C];
+  auto e0 = [](const Matrix3<T>& m) { return Vector3<T>{m(0, 0), m(1, 0), m(2, 0)}; };
+  Matrix3<T> prev = frame.R, cur = s * (frame.R * K);
+  for (int c = 0; c < C; ++c) {
+    A[c] = cross_matrix(a[c]), B[c] = cross_matrix(b[c]);
+    d_prev[c] = tangent[c].R;
+    d_cur[c] = s * (tangent[c].R * K + frame.R * A[c]);  // D̃1 (no n−1 terms)
+    tangent[c].r += s * e0(d_prev[c]);
+    tangent[c].R += d_cur[c];
+  }
+  frame.r += s * e0(prev);
+  frame.R += cur;
+  terms = 2;
+  for (int n = 1; n + 1 < max_terms; ++n) {
+    // Terms n + 1 (from n and n − 1; `cur` is R̃n, `prev` R̃n−1).
+    const T step = s / T(n + 1);
+    frame.r += step * e0(cur);
+    const Matrix3<T> next = step * (cur * K + s * (prev * G));
+    bool small = max_norm(next) < eps && max_norm(cur) < eps;
+    for (int c = 0; c < C; ++c) {
+      tangent[c].r += step * e0(d_cur[c]);
+      const Matrix3<T> d_next =
+          step * (d_cur[c] * K + s * (d_prev[c] * G) + cur * A[c] + s * (prev * B[c]));
+      tangent[c].R += d_next;
+      small = small && max_norm(d_next) < d_eps && max_norm(d_cur[c]) < d_eps;
+      d_prev[c] = d_cur[c];
+      d_cur[c] = d_next;
+    }
+    frame.R += next;
+    ++terms;
+    prev = cur;
+    cur = next;
+    if (small) break;
+  }
 }
 
 }  // namespace hairsim::kernels::super_clothoid

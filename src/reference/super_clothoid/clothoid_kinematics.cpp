@@ -42,8 +42,8 @@ ClothoidElement::ClothoidElement(const Frame& start, double length, const Vec3& 
 
 Frame ClothoidElement::at(double s) const {
   s = std::clamp(s, 0.0, length_);
-  const std::size_t i = std::size_t(std::upper_bound(sigma_.begin(), sigma_.end(), s) -
-                                    sigma_.begin()) - 1;
+  const std::size_t i =
+      std::size_t(std::upper_bound(sigma_.begin(), sigma_.end(), s) - sigma_.begin()) - 1;
   const double sigma = sigma_[i];
   int terms = 0;
   const auto f = kernels::super_clothoid::sum_series(
@@ -51,6 +51,36 @@ Frame ClothoidElement::at(double s) const {
       bridge::to_kernel(gamma_), summation_.max_terms, terms);
   most_terms_ = std::max(most_terms_, terms);
   return from_kernel(f);
+}
+
+ClothoidElement::Tangents ClothoidElement::local_tangents(double s) const {
+  s = std::clamp(s, 0.0, length_);
+  using KF = kernels::super_clothoid::ClothoidFrame<double>;
+  KF frame{kernels::Matrix3<double>::identity(), {0, 0, 0}};
+  KF d[6];
+  for (KF& f : d) f = {kernels::Matrix3<double>::zero(), {0, 0, 0}};
+  // Each APS piece [σi, σi+1] from the frame and derivatives at σi; on it δκ for coordinate c of
+  // κ̂a is (1 − (σ + t)/ℓ) e_c, of κ̂b (σ + t)/ℓ e_c: a + b t.
+  for (std::size_t i = 0; i < sigma_.size() && sigma_[i] < s; ++i) {
+    const double sigma = sigma_[i];
+    const double piece = std::min(i + 1 < sigma_.size() ? sigma_[i + 1] : length_, s) - sigma;
+    kernels::Vector3<double> a[6], b[6];
+    for (int c = 0; c < 3; ++c) {
+      kernels::Vector3<double> e{0, 0, 0};
+      e[c] = 1;
+      a[c] = (1 - sigma / length_) * e, b[c] = (-1 / length_) * e;
+      a[c + 3] = (sigma / length_) * e, b[c + 3] = (1 / length_) * e;
+    }
+    int terms = 0;
+    kernels::super_clothoid::sum_series_tangents(
+        frame, d, piece, bridge::to_kernel(Vec3(kappa0_ + sigma * gamma_)),
+        bridge::to_kernel(gamma_), a, b, summation_.max_terms, terms);
+    most_terms_ = std::max(most_terms_, terms);
+  }
+  Tangents out;
+  out.local = from_kernel(frame);
+  for (int c = 0; c < 6; ++c) out.d[c] = from_kernel(d[c]);
+  return out;
 }
 
 std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
@@ -64,6 +94,32 @@ std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
     start = out.back().end();
   }
   return out;
+}
+
+FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s) {
+  const std::vector<ClothoidElement> elements = chain(rod);
+  const std::size_t n = 3 * rod.node_curvature.size();
+  FrameJacobian j{rod.root, std::vector<Mat3>(n, Mat3::Zero()), std::vector<Vec3>(n, Vec3::Zero())};
+  for (int i = 0; i <= element; ++i) {
+    const ClothoidElement& e = elements[std::size_t(i)];
+    const ClothoidElement::Tangents t = e.local_tangents(i == element ? s : e.length());
+    const Mat3 R0 = j.frame.R;
+    const Vec3 r0 = j.frame.r;
+    // R = R0 E, r = r0 + R0 p; d/dq through the start (R0, r0) and, for the element's own six
+    // coordinates (nodes i and i + 1), through E and p.
+    for (std::size_t q = 0; q < n; ++q) {
+      const Mat3 dR0 = j.dR[q];
+      j.dr[q] += dR0 * t.local.r;
+      j.dR[q] = dR0 * t.local.R;
+    }
+    for (int c = 0; c < 6; ++c) {
+      const std::size_t q = std::size_t(3 * i + c);
+      j.dR[q] += R0 * t.d[c].R;
+      j.dr[q] += R0 * t.d[c].r;
+    }
+    j.frame = {R0 * t.local.R, r0 + R0 * t.local.r};
+  }
+  return j;
 }
 
 std::vector<Vec3> centerline(const SuperClothoid& rod, int per_element) {

@@ -30,10 +30,17 @@ struct Summation {
 // is one series from the nearest σi ≤ s.
 class ClothoidElement {
  public:
-  ClothoidElement(const Frame& start, double length, const Vec3& kappa_start,
-                  const Vec3& kappa_end, const Summation& summation = {});
+  ClothoidElement(const Frame& start, double length, const Vec3& kappa_start, const Vec3& kappa_end,
+                  const Summation& summation = {});
 
   Frame at(double s) const;  // s in [0, ℓ]
+  // The element's own frame from an identity start, E(s) and p(s) (so that the frame at s is
+  // R(0) E, r(0) + R(0) p), with their derivatives in its six coordinates, κ̂a then κ̂b (eq. 15).
+  struct Tangents {
+    Frame local;
+    Frame d[6];
+  };
+  Tangents local_tangents(double s) const;
   Frame end() const { return at(length_); }
   double length() const { return length_; }
   int subintervals() const { return int(sigma_.size()); }
@@ -61,6 +68,16 @@ struct SuperClothoid {
 
 // The elements chained from the root (each starting at the previous one's end frame, §6.5).
 std::vector<ClothoidElement> chain(const SuperClothoid& rod);
+// The frame at abscissa s of `element` and its derivatives in all 3(N + 1) coordinates (node
+// curvatures, node after node: κ̂0 twist, κ̂0 curvature 1, ...): the element's own through
+// local_tangents, the earlier nodes' through its start frame.
+struct FrameJacobian {
+  Frame frame;
+  std::vector<Mat3> dR;
+  std::vector<Vec3> dr;
+};
+FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s);
+
 // `per_element` + 1 points on each element (ends included), element after element.
 std::vector<Vec3> centerline(const SuperClothoid& rod, int per_element);
 
