@@ -141,4 +141,47 @@ HS_HD void sum_series_tangents(ClothoidFrame<T>& frame, ClothoidFrame<T> (&tange
   }
 }
 
+// A frame with its first two time derivatives as the curvature moves at κ̇(s) = a + b s on the
+// piece and does not accelerate (κ̈ = 0: the velocity-product part of the acceleration, the
+// q̇ ∂²r/∂q² q̇ of eq. 6). Differentiating R' = R[κ]× in time: Ṙ' = Ṙ[κ]× + R[κ̇]× and
+// R̈' = R̈[κ]× + 2Ṙ[κ̇]×; ṙ' = Ṙ e0, r̈' = R̈ e0. General terms as sum_series_tangents', the
+// second derivative forced by twice the first's:
+//   V̈n+1 = s/(n+1) (V̈n [κ̂0]× + s V̈n−1 [γ]× + 2 (V̇n [a]× + s V̇n−1 [b]×)).
+template <class T>
+struct ClothoidMotion {
+  ClothoidFrame<T> frame, velocity, acceleration;
+};
+
+template <class T>
+HS_HD void sum_series_motion(ClothoidMotion<T>& m, T s, const Vector3<T>& kappa0,
+                             const Vector3<T>& gamma, const Vector3<T>& a, const Vector3<T>& b,
+                             int max_terms, int& terms) {
+  const Matrix3<T> K = cross_matrix(kappa0), G = cross_matrix(gamma);
+  const Matrix3<T> A = cross_matrix(a), B = cross_matrix(b);
+  const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
+  auto e0 = [](const Matrix3<T>& x) { return Vector3<T>{x(0, 0), x(1, 0), x(2, 0)}; };
+  // (previous, current) general terms of R, Ṙ, R̈.
+  Matrix3<T> r0 = m.frame.R, v0 = m.velocity.R, w0 = m.acceleration.R;
+  Matrix3<T> r1 = s * (r0 * K), v1 = s * (v0 * K + r0 * A), w1 = s * (w0 * K + T(2) * (v0 * A));
+  m.frame.r += s * e0(r0), m.velocity.r += s * e0(v0), m.acceleration.r += s * e0(w0);
+  m.frame.R += r1, m.velocity.R += v1, m.acceleration.R += w1;
+  terms = 2;
+  for (int n = 1; n + 1 < max_terms; ++n) {
+    const T step = s / T(n + 1);
+    m.frame.r += step * e0(r1), m.velocity.r += step * e0(v1), m.acceleration.r += step * e0(w1);
+    const Matrix3<T> r2 = step * (r1 * K + s * (r0 * G));
+    const Matrix3<T> v2 = step * (v1 * K + s * (v0 * G) + r1 * A + s * (r0 * B));
+    const Matrix3<T> w2 = step * (w1 * K + s * (w0 * G) + T(2) * (v1 * A + s * (v0 * B)));
+    m.frame.R += r2, m.velocity.R += v2, m.acceleration.R += w2;
+    ++terms;
+    const T scale = fmax(T(1), fmax(max_norm(m.velocity.R), max_norm(m.acceleration.R)));
+    const bool small = max_norm(r2) < eps && max_norm(r1) < eps &&
+                       fmax(max_norm(v2), max_norm(w2)) < eps * scale &&
+                       fmax(max_norm(v1), max_norm(w1)) < eps * scale;
+    r0 = r1, v0 = v1, w0 = w1;
+    r1 = r2, v1 = v2, w1 = w2;
+    if (small) break;
+  }
+}
+
 }  // namespace hairsim::kernels::super_clothoid

@@ -83,6 +83,27 @@ ClothoidElement::Tangents ClothoidElement::local_tangents(double s) const {
   return out;
 }
 
+ClothoidElement::Motion ClothoidElement::local_motion(double s, const Vec3& rate_start,
+                                                      const Vec3& rate_end) const {
+  s = std::clamp(s, 0.0, length_);
+  using KF = kernels::super_clothoid::ClothoidFrame<double>;
+  const KF zero{kernels::Matrix3<double>::zero(), {0, 0, 0}};
+  kernels::super_clothoid::ClothoidMotion<double> m{
+      {kernels::Matrix3<double>::identity(), {0, 0, 0}}, zero, zero};
+  const Vec3 rate_slope = (rate_end - rate_start) / length_;
+  for (std::size_t i = 0; i < sigma_.size() && sigma_[i] < s; ++i) {
+    const double sigma = sigma_[i];
+    const double piece = std::min(i + 1 < sigma_.size() ? sigma_[i + 1] : length_, s) - sigma;
+    int terms = 0;
+    kernels::super_clothoid::sum_series_motion(
+        m, piece, bridge::to_kernel(Vec3(kappa0_ + sigma * gamma_)), bridge::to_kernel(gamma_),
+        bridge::to_kernel(Vec3(rate_start + sigma * rate_slope)), bridge::to_kernel(rate_slope),
+        summation_.max_terms, terms);
+    most_terms_ = std::max(most_terms_, terms);
+  }
+  return {from_kernel(m.frame), from_kernel(m.velocity), from_kernel(m.acceleration)};
+}
+
 std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
   if (rod.node_curvature.size() != rod.length.size() + 1)
     throw Error("node_curvature", "needs one more node than elements");

@@ -41,6 +41,12 @@ class ClothoidElement {
     Frame d[6];
   };
   Tangents local_tangents(double s) const;
+  // E, p with their time derivatives (Ė, ṗ) and velocity-product accelerations (Ë, p̈) when the
+  // node curvatures move at rate_start and rate_end (κ̈ = 0), from an identity start at rest.
+  struct Motion {
+    Frame local, velocity, acceleration;
+  };
+  Motion local_motion(double s, const Vec3& rate_start, const Vec3& rate_end) const;
   Frame end() const { return at(length_); }
   double length() const { return length_; }
   int subintervals() const { return int(sigma_.size()); }

@@ -4,8 +4,6 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "common/drag.hpp"
@@ -224,42 +222,6 @@ ElementPoint element_point(const Vec3& kappa, const Vec3& kappa_rate, double u) 
   e.p2 = u * u * u * v_derivatives(w, kappa_rate, Vec3::UnitX(), s).second;
   e.psi2 = u * u * v_derivatives(w, kappa_rate, kappa_rate, s).first;
   return e;
-}
-
-const Quadrature& gauss_legendre(int points) {
-  static std::mutex lock;
-  static std::map<int, Quadrature> cache;
-  std::lock_guard<std::mutex> guard(lock);
-  auto found = cache.find(points);
-  if (found != cache.end()) return found->second;
-  // Roots of the Legendre polynomial P_n by Newton from Chebyshev guesses; weights
-  // 2 / ((1 − x²) P_n'(x)²); mapped from [−1, 1] to [0, 1].
-  Quadrature rule;
-  const int n = points;
-  // P_n(x) by Bonnet's recurrence, and P_n'(x) = n (x P_n − P_{n−1}) / (x² − 1).
-  auto legendre = [n](double x, double& pn, double& dp) {
-    double p0 = 1, p1 = x;
-    for (int k = 2; k <= n; ++k) {
-      const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
-      p0 = p1, p1 = p2;
-    }
-    pn = n == 1 ? x : p1;
-    const double pn1 = n == 1 ? 1 : p0;
-    dp = n * (x * pn - pn1) / (x * x - 1);
-  };
-  for (int i = 0; i < n; ++i) {
-    double x = std::cos(M_PI * (i + 0.75) / (n + 0.5)), pn = 0, dp = 1;
-    for (int it = 0; it < 100; ++it) {
-      legendre(x, pn, dp);
-      const double dx = pn / dp;
-      x -= dx;
-      if (std::abs(dx) < 1e-16) break;
-    }
-    legendre(x, pn, dp);
-    rule.nodes.push_back((1 - x) / 2);
-    rule.weights.push_back(1 / ((1 - x * x) * dp * dp));  // 2/(...) halved for [0, 1]
-  }
-  return cache.emplace(points, rule).first->second;
 }
 
 std::vector<ElementStart> element_starts(const SuperHelix& rod, const RootState& root) {

@@ -18,6 +18,7 @@
 
 #include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
+#include "reference/gauss_legendre.hpp"
 
 namespace hairsim::super_helix {
 
@@ -112,11 +113,9 @@ struct ElementPoint {
 };
 ElementPoint element_point(const Vec3& kappa, const Vec3& kappa_rate, double u);
 
-// Gauss-Legendre nodes and weights on [0, 1].
-struct Quadrature {
-  std::vector<double> nodes, weights;
-};
-const Quadrature& gauss_legendre(int points);
+// Gauss-Legendre nodes and weights on [0, 1] (src/reference/gauss_legendre.hpp).
+using Quadrature = quadrature::Rule;
+using quadrature::gauss_legendre;
 
 // Where each element starts and how it moves there (the velocity-level forward kinematics).
 struct ElementStart {

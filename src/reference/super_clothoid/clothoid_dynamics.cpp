@@ -1,0 +1,234 @@
+#include "reference/super_clothoid/clothoid_dynamics.hpp"
+
+#include <Eigen/Cholesky>
+#include <cmath>
+
+#include "hairsim/error.hpp"
+#include "reference/gauss_legendre.hpp"
+
+namespace hairsim::super_clothoid {
+namespace {
+
+// What the chain carries from element to element: the frame at an element's start, its
+// Jacobian in every coordinate, its velocity and its velocity-product acceleration.
+struct StartState {
+  Frame frame;
+  std::vector<Mat3> dR;
+  std::vector<Vec3> dr;
+  Mat3 R_dot = Mat3::Zero(), R_ddot = Mat3::Zero();
+  Vec3 r_dot = Vec3::Zero(), r_ddot = Vec3::Zero();
+};
+
+// Visits every quadrature point of every element with its weight (m), position, Jacobian J
+// (3 x n) and velocity-product acceleration (q̇ ∂²r/∂q² q̇), the clamp still.
+template <class Visit>
+void visit_points(const ClothoidRod& rod, Visit&& visit) {
+  const std::vector<ClothoidElement> elements = chain(rod.shape);
+  const int n = 3 * int(rod.shape.node_curvature.size());
+  const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
+  StartState start{rod.shape.root, std::vector<Mat3>(std::size_t(n), Mat3::Zero()),
+                   std::vector<Vec3>(std::size_t(n), Vec3::Zero())};
+  MatX J(3, n);
+  for (int i = 0; i < rod.shape.elements(); ++i) {
+    const ClothoidElement& e = elements[std::size_t(i)];
+    const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
+               &rate_b = rod.curvature_rate[std::size_t(i) + 1];
+    const Mat3& R0 = start.frame.R;
+    // The point at s: r = r0 + R0 p; J = dr0 + dR0 p (+ R0 dp for the element's coordinates);
+    // r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈.
+    auto point = [&](double s, const ClothoidElement::Tangents& t, const ClothoidElement::Motion& m,
+                     Vec3& x, Vec3& acceleration) {
+      for (int q = 0; q < n; ++q)
+        J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * t.local.r;
+      for (int c = 0; c < 6; ++c) J.col(3 * i + c) += R0 * t.d[c].r;
+      x = start.frame.r + R0 * t.local.r;
+      acceleration = start.r_ddot + start.R_ddot * t.local.r + 2 * start.R_dot * m.velocity.r +
+                     R0 * m.acceleration.r;
+      (void)s;
+    };
+    for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+      const double s = rule.nodes[g] * e.length();
+      const ClothoidElement::Tangents t = e.local_tangents(s);
+      const ClothoidElement::Motion m = e.local_motion(s, rate_a, rate_b);
+      Vec3 x, acceleration;
+      point(s, t, m, x, acceleration);
+      visit(rule.weights[g] * e.length(), x, J, acceleration);
+    }
+    // The next element's start: this one's end.
+    const ClothoidElement::Tangents t = e.local_tangents(e.length());
+    const ClothoidElement::Motion m = e.local_motion(e.length(), rate_a, rate_b);
+    StartState next;
+    next.frame = {R0 * t.local.R, start.frame.r + R0 * t.local.r};
+    next.dR.resize(std::size_t(n));
+    next.dr.resize(std::size_t(n));
+    for (int q = 0; q < n; ++q) {
+      next.dR[std::size_t(q)] = start.dR[std::size_t(q)] * t.local.R;
+      next.dr[std::size_t(q)] = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * t.local.r;
+    }
+    for (int c = 0; c < 6; ++c) {
+      next.dR[std::size_t(3 * i + c)] += R0 * t.d[c].R;
+      next.dr[std::size_t(3 * i + c)] += R0 * t.d[c].r;
+    }
+    next.R_dot = start.R_dot * t.local.R + R0 * m.velocity.R;
+    next.r_dot = start.r_dot + start.R_dot * t.local.r + R0 * m.velocity.r;
+    next.R_ddot = start.R_ddot * t.local.R + 2 * start.R_dot * m.velocity.R + R0 * m.acceleration.R;
+    next.r_ddot = start.r_ddot + start.R_ddot * t.local.r + 2 * start.R_dot * m.velocity.r +
+                  R0 * m.acceleration.r;
+    start = std::move(next);
+  }
+}
+
+VecX gather(const std::vector<Vec3>& nodes) {
+  VecX q(3 * Eigen::Index(nodes.size()));
+  for (std::size_t i = 0; i < nodes.size(); ++i) q.segment<3>(3 * Eigen::Index(i)) = nodes[i];
+  return q;
+}
+void scatter(const VecX& q, std::vector<Vec3>& nodes) {
+  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = q.segment<3>(3 * Eigen::Index(i));
+}
+
+}  // namespace
+
+ClothoidRod straight_rod(int elements, double length, const Vec3& rest, const Frame& root) {
+  ClothoidRod rod;
+  rod.shape.root = root;
+  rod.shape.length.assign(std::size_t(elements), length / elements);
+  rod.shape.node_curvature.assign(std::size_t(elements) + 1, rest);
+  rod.rest_curvature = rod.shape.node_curvature;
+  rod.curvature_rate.assign(std::size_t(elements) + 1, Vec3::Zero());
+  return rod;
+}
+
+VecX coordinates(const ClothoidRod& rod) {
+  return gather(rod.shape.node_curvature);
+}
+VecX rates(const ClothoidRod& rod) {
+  return gather(rod.curvature_rate);
+}
+void set_coordinates(ClothoidRod& rod, const VecX& q) {
+  scatter(q, rod.shape.node_curvature);
+}
+void set_rates(ClothoidRod& rod, const VecX& qdot) {
+  scatter(qdot, rod.curvature_rate);
+}
+
+MatX stiffness_matrix(const ClothoidRod& rod) {
+  // Element i (nodes i, i + 1): ∫ ((1 − u) δa + u δb)ᵀ K3 (...) ds = ℓ (1/3, 1/6; 1/6, 1/3) ⊗ K3.
+  const int n = 3 * int(rod.shape.node_curvature.size());
+  MatX k = MatX::Zero(n, n);
+  const Mat3 k3 = rod.stiffness.asDiagonal();
+  for (int i = 0; i < rod.shape.elements(); ++i) {
+    const double l = rod.shape.length[std::size_t(i)];
+    k.block<3, 3>(3 * i, 3 * i) += l / 3 * k3;
+    k.block<3, 3>(3 * i + 3, 3 * i + 3) += l / 3 * k3;
+    k.block<3, 3>(3 * i, 3 * i + 3) += l / 6 * k3;
+    k.block<3, 3>(3 * i + 3, 3 * i) += l / 6 * k3;
+  }
+  return k;
+}
+
+Dynamics dynamics(const ClothoidRod& rod) {
+  const int n = 3 * int(rod.shape.node_curvature.size());
+  Dynamics d{MatX::Zero(n, n), VecX::Zero(n)};
+  const double rho = rod.linear_density;
+  visit_points(rod, [&](double w, const Vec3&, const MatX& J, const Vec3& acceleration) {
+    d.mass.selfadjointView<Eigen::Lower>().rankUpdate(J.transpose(), w * rho);
+    d.forces += w * rho * J.transpose() * (rod.gravity - acceleration);
+  });
+  d.mass = d.mass.selfadjointView<Eigen::Lower>();
+  return d;
+}
+
+VecX accelerations(const ClothoidRod& rod, double h) {
+  const Dynamics d = dynamics(rod);
+  const MatX k = stiffness_matrix(rod);
+  const VecX q = coordinates(rod), qdot = rates(rod), rest = gather(rod.rest_curvature);
+  const double nu = rod.internal_friction;
+  const MatX a = d.mass + (h * nu + h * h) * k;
+  const VecX b = d.forces - k * (q - rest) - (nu + h) * (k * qdot);
+  return a.ldlt().solve(b);
+}
+
+void step(ClothoidRod& rod, double dt) {
+  const VecX qdot = rates(rod) + dt * accelerations(rod, dt);
+  const VecX q = coordinates(rod) + dt * qdot;
+  if (!qdot.allFinite() || !q.allFinite()) throw RunFailure("step", "non-finite curvature or rate");
+  set_rates(rod, qdot);
+  set_coordinates(rod, q);
+  rod.time += dt;
+}
+
+Energies energies(const ClothoidRod& rod) {
+  Energies e;
+  const VecX qdot = rates(rod);
+  const double rho = rod.linear_density;
+  visit_points(rod, [&](double w, const Vec3& x, const MatX& J, const Vec3&) {
+    e.kinetic += 0.5 * w * rho * (J * qdot).squaredNorm();
+    e.gravity -= w * rho * rod.gravity.dot(x);
+  });
+  const VecX strain = coordinates(rod) - gather(rod.rest_curvature);
+  e.elastic = 0.5 * strain.dot(stiffness_matrix(rod) * strain);
+  return e;
+}
+
+Vec3 tip(const ClothoidRod& rod) {
+  return chain(rod.shape).back().end().r;
+}
+
+namespace {
+
+VecX static_forces(ClothoidRod rod) {
+  std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
+  return dynamics(rod).forces -
+         stiffness_matrix(rod) * (coordinates(rod) - gather(rod.rest_curvature));
+}
+
+double potential(const ClothoidRod& rod) {
+  const Energies e = energies(rod);
+  return e.elastic + e.gravity;
+}
+
+}  // namespace
+
+StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations) {
+  StaticReport report;
+  std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
+  const int n = 3 * int(rod.shape.node_curvature.size());
+  const MatX k = stiffness_matrix(rod);
+  for (report.iterations = 0; report.iterations < max_iterations; ++report.iterations) {
+    const VecX q = coordinates(rod), g = static_forces(rod);
+    report.residual = g.norm();
+    if (!std::isfinite(report.residual)) break;
+    if (report.residual <= tolerance) {
+      report.converged = true;
+      break;
+    }
+    // The potential's Hessian, −∂g/∂q, by central differences (symmetrised).
+    MatX hessian(n, n);
+    for (int j = 0; j < n; ++j) {
+      const double h = 1e-6 * std::max(1.0, std::abs(q(j)));
+      VecX qp = q, qm = q;
+      qp(j) += h, qm(j) -= h;
+      set_coordinates(rod, qp);
+      const VecX gp = static_forces(rod);
+      set_coordinates(rod, qm);
+      const VecX gm = static_forces(rod);
+      hessian.col(j) = -(gp - gm) / (2 * h);
+    }
+    set_coordinates(rod, q);
+    hessian = 0.5 * (hessian + hessian.transpose()).eval();
+    Eigen::LDLT<MatX> ldlt(hessian);
+    VecX dq = ldlt.solve(g);
+    if (ldlt.info() != Eigen::Success || !(dq.dot(g) > 0) || !dq.allFinite())
+      dq = k.ldlt().solve(g);  // a stiffness-scaled gradient step
+    const double v0 = potential(rod);
+    double alpha = 1;
+    for (int halving = 0; halving < 40; ++halving, alpha /= 2) {
+      set_coordinates(rod, q + alpha * dq);
+      if (potential(rod) <= v0 - 1e-4 * alpha * g.dot(dq) + 1e-13 * std::abs(v0)) break;
+    }
+  }
+  return report;
+}
+
+}  // namespace hairsim::super_clothoid

@@ -1,0 +1,75 @@
+#pragma once
+// Super Space Clothoids: the dynamics of the CPU reference (eqs. 6-8, §7.2;
+// docs/models/super-clothoids.md). Generalized coordinates q: the node curvatures κ̂i, 3(N + 1);
+// M(q) q̈ + K (q − q⁰) + G(q) + A(q, q̇) = 0 with
+//   M = ρS ∫ Jᵀ J ds,  G = −ρS ∫ Jᵀ g ds,  A = ρS ∫ Jᵀ (q̇ ∂²r/∂q² q̇) ds  (J = ∂r/∂q),
+//   K the tridiagonal ∫ (∂κ/∂q)ᵀ K3 (∂κ/∂q) ds of the affine curvature (eq. 8).
+// J and the velocity-product term come from the series of clothoid_kinematics.hpp (eq. 15 and
+// its time derivatives), composed along the chain; the integrals along each element are a
+// Gauss-Legendre rule (the paper integrates Cauchy products of the series instead, §7.1).
+#include <Eigen/Core>
+#include <vector>
+
+#include "reference/super_clothoid/clothoid_kinematics.hpp"
+
+namespace hairsim::super_clothoid {
+
+using VecX = Eigen::VectorXd;
+using MatX = Eigen::MatrixXd;
+
+struct ClothoidRod {
+  SuperClothoid shape;               // node curvatures (q), element lengths, clamp, summation
+  std::vector<Vec3> rest_curvature;  // κ̂⁰ per node
+  std::vector<Vec3> curvature_rate;  // q̇ per node
+  Vec3 stiffness = Vec3::Ones();     // K3 = diag(GJ, EI1, EI2), N m²
+  double linear_density = 1;         // ρS, kg/m
+  Vec3 gravity = Vec3::Zero();       // m/s²
+  double internal_friction = 0;      // ν, s: the generalized force −ν K q̇
+  int quadrature = 8;                // Gauss-Legendre points per element
+  double time = 0;
+};
+
+// A rod of `elements` equal elements along `length`, at rest in the rest curvature `rest`
+// (every node), clamped at `root`.
+ClothoidRod straight_rod(int elements, double length, const Vec3& rest, const Frame& root);
+
+VecX coordinates(const ClothoidRod& rod);
+VecX rates(const ClothoidRod& rod);
+void set_coordinates(ClothoidRod& rod, const VecX& q);
+void set_rates(ClothoidRod& rod, const VecX& qdot);
+
+// K of eq. (8).
+MatX stiffness_matrix(const ClothoidRod& rod);
+
+// M(q) and the generalized forces −G − A (gravity and the velocity-product inertia).
+struct Dynamics {
+  MatX mass;
+  VecX forces;
+};
+Dynamics dynamics(const ClothoidRod& rod);
+
+// q̈ of the semi-implicit step (§7.2: the linear elastic terms implicit, the rest explicit):
+// (M + h ν K + h² K) q̈ = −G − A − K (q − q⁰) − (ν + h) K q̇; h = 0: the equations of motion.
+VecX accelerations(const ClothoidRod& rod, double h);
+// q̇ += h q̈, q += h q̇.
+void step(ClothoidRod& rod, double dt);
+
+struct Energies {
+  double kinetic = 0, elastic = 0, gravity = 0;
+  double total() const { return kinetic + elastic + gravity; }
+};
+Energies energies(const ClothoidRod& rod);
+
+// Static equilibrium under gravity: Newton on −G − K(q − q⁰) = 0 (Hessian by central differences
+// of the forces, a line search on the potential), until the forces' norm is below `tolerance`.
+struct StaticReport {
+  bool converged = false;
+  int iterations = 0;
+  double residual = 0;
+};
+StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations = 100);
+
+// The tip (the last element's end).
+Vec3 tip(const ClothoidRod& rod);
+
+}  // namespace hairsim::super_clothoid
