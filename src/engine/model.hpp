@@ -62,6 +62,27 @@ struct Model {
       parse_rod_scene;
 };
 
+// A model whose scenes run on its reference alone (single-rod scenes; no hairstyle simulator
+// yet): its table entry around `parse_rod_scene`. Hairstyle scenes naming it exit 2 (`model`).
+Model single_rod_model(const std::string& name, const std::string& description,
+                       std::vector<Integrator> integrators,
+                       std::function<std::unique_ptr<RodScene>(const nlohmann::json& document,
+                                                               const std::filesystem::path& dir)>
+                           parse_rod_scene);
+
+// A reference's single-rod scene as a RodScene: its parsed Scene, run by `run`, drawn by
+// `strands`.
+template <class Scene, scene::SceneRun (*Run)(Scene&), StrandSet (*Strands)(const Scene&)>
+class ReferenceRodScene final : public RodScene {
+ public:
+  explicit ReferenceRodScene(Scene parsed) : scene_(std::move(parsed)) {}
+  scene::SceneRun run() override { return Run(scene_); }
+  StrandSet final_strands() const override { return Strands(scene_); }
+
+ private:
+  Scene scene_;
+};
+
 // Whether `model` steps with the integrator named `name` ("implicit", "symplectic"), and its
 // integrators' names for messages ("'implicit' or 'symplectic'").
 bool steps_with(const Model& model, const std::string& name);

@@ -4,6 +4,7 @@
 #include "hairsim/error.hpp"
 #include "models/cosserat/cosserat_model.hpp"
 #include "models/der/der_model.hpp"
+#include "models/super_clothoid/super_clothoid_model.hpp"
 #include "models/super_helix/super_helix_model.hpp"
 
 namespace hairsim::engine {
@@ -13,8 +14,34 @@ const std::vector<Model>& models() {
       models::der_model(),
       models::cosserat_model(),
       models::super_helix_model(),
+      models::super_clothoid_model(),
   };
   return table;
+}
+
+Model single_rod_model(const std::string& name, const std::string& description,
+                       std::vector<Integrator> integrators,
+                       std::function<std::unique_ptr<RodScene>(const nlohmann::json& document,
+                                                               const std::filesystem::path& dir)>
+                           parse_rod_scene) {
+  Model m;
+  m.name = name;
+  m.description = description;
+  m.integrators = std::move(integrators);
+  m.backends = {};  // single-rod scenes only, so far
+  m.parse_settings = [](scene::JsonReader solver) -> std::shared_ptr<const ModelSettings> {
+    solver.finish();
+    return std::make_shared<ModelSettings>();
+  };
+  m.make_simulator = [name](const HairSetup&, Backend, Precision) -> std::unique_ptr<Simulator> {
+    throw Error("model", "'" + name + "' simulates single-rod scenes only, so far");
+  };
+  m.bench_columns = {};
+  m.bench_values = [](const HairSetup&, Backend, const StepCounters&, double) {
+    return std::vector<BenchColumn>{};
+  };
+  m.parse_rod_scene = std::move(parse_rod_scene);
+  return m;
 }
 
 std::string model_names() {

@@ -427,3 +427,83 @@ TEST(SuperClothoidDynamics, CantileverFirstFrequency) {
 
 }  // namespace
 }  // namespace hairsim::super_clothoid
+
+#include "test_support.hpp"
+
+namespace hairsim::super_clothoid {
+namespace {
+
+// --- Scenes through the CLI ----------------------------------------------------------------------
+
+std::string scene(const std::string& name) {
+  return std::string(HAIRSIM_SOURCE_DIR) + "/scenes/validation/" + name + ".json";
+}
+
+// The tip and length of a single-rod run's summary.
+struct TipAndLength {
+  Vec3 tip;
+  double length;
+};
+TipAndLength run_tip(const std::string& args, const test::ScratchDir& dir, const std::string& tag) {
+  const auto r = test::run_cli("run " + args + " --out '" + (dir / tag).string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto s = test::read_json(dir / tag / "summary.json");
+  const auto& t = s["tip_position_m"];
+  return {Vec3(t[0].get<double>(), t[1].get<double>(), t[2].get<double>()),
+          s["length_m"].get<double>()};
+}
+
+TEST(SuperClothoidScenes, CantileverSceneThroughTheCli) {
+  // DER's cantilever scene with --model super_clothoid, 4 elements: drop / L = 0.700125
+  // (elastica 0.700200; the unit test's value), converged statics.
+  test::ScratchDir dir;
+  const TipAndLength c =
+      run_tip("'" + scene("cantilever_gravity") + "' --model super_clothoid", dir, "c");
+  EXPECT_NEAR(c.length, 1.0, 1e-12);
+  EXPECT_NEAR(-c.tip.y() / 0.700200, 1.0, 1e-3);
+}
+
+TEST(SuperClothoidScenes, HangingCurlConvergesWithFewElements) {
+  // Validation 6 (§8.1 benchmark b, static): scenes/validation/curly_hanging.json, a 2-turn curl
+  // (exact with any number of elements: a helix is a clothoid of zero slope) hanging under
+  // gravity. The paper: SSC reaches 1e-3 L of the converged shape with ≈ 7 elements (SH ≈ 23, DER
+  // ≈ 250). Here 7 elements are within 1e-3 L of 24 elements' shape (measured 6.2e-4; 6 give
+  // 1.4e-3), and 24 elements agree with the Super-Helix at 50 elements to 3e-4 L (measured
+  // 1.2e-4: the Super-Helix's own second-order error there; it needs ~18 elements for 1e-3 L,
+  // bench/RESULTS.md).
+  test::ScratchDir dir;
+  const std::string curl = "'" + scene("curly_hanging") + "' ";
+  const TipAndLength fine =
+      run_tip(curl + "--model super_clothoid --set rod.elements=24", dir, "f");
+  const TipAndLength seven =
+      run_tip(curl + "--model super_clothoid --set rod.elements=7", dir, "s");
+  const TipAndLength helix = run_tip(curl + "--model super_helix --set rod.elements=50", dir, "h");
+  const double e7 = (seven.tip - fine.tip).norm() / fine.length;
+  const double eh = (helix.tip - fine.tip).norm() / fine.length;
+  std::cout << "7 elements: " << e7 << " L from 24; Super-Helix (50): " << eh << " L\n";
+  EXPECT_LE(e7, 1e-3);
+  EXPECT_LE(eh, 3e-4);
+}
+
+TEST(SuperClothoidScenes, BadFieldsAreRefusedWithTheirPath) {
+  test::ScratchDir dir;
+  const std::string base = "'" + scene("cantilever_gravity") + "' --model super_clothoid --out '" +
+                           (dir / "o").string() + "'";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--set rod.elements=0", "rod.elements"},
+      {"--set rod.shape=ring", "rod.shape"},
+      {"--set solver.aps_bound=0", "solver.aps_bound"},
+      {"--set 'air={\"drag_normal\": 1}'", "air"},
+      {"--set 'rod.tip_force=[0, 1, 0]'", "rod.tip_force"},
+      {"--backend cpu", "backend"},
+      {"--set time.integrator=implicit", "time.integrator"}};
+  for (const auto& [args, field] : cases) {
+    const auto r = test::run_cli("run " + base + " " + args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(field), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o" / "summary.json")) << args;
+  }
+}
+
+}  // namespace
+}  // namespace hairsim::super_clothoid

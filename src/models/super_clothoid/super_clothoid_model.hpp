@@ -1,0 +1,11 @@
+#pragma once
+// Model "super_clothoid" (Super Space Clothoids, Casati & Bertails-Descoubes 2013) in the model
+// table: its single-rod scenes on the reference (src/reference/super_clothoid/). Hairstyles on
+// the batched engine are issue 21's.
+#include "engine/model.hpp"
+
+namespace hairsim::models {
+
+engine::Model super_clothoid_model();
+
+}  // namespace hairsim::models

@@ -1,0 +1,204 @@
+#include "reference/super_clothoid/super_clothoid_scene.hpp"
+
+#include <Eigen/Geometry>  // cross, unitOrthogonal
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "hairsim/error.hpp"
+
+namespace hairsim::super_clothoid {
+namespace {
+
+using scene::JsonReader;
+
+// The rest shape, exactly: a straight rod (κ⁰ = 0), or a helix, whose Frenet frame is a
+// material frame with the constant Darboux vector (torsion τ, 0, curvature κ): R' = R[κ]× is
+// t' = κ n, n' = −κ t + τ b, b' = −τ n. The helix is the one scene::parse_rod_shape samples for
+// the other models: x(a) = origin + r (cos a − 1) side + r sin a other + c a axis, c = pitch/2π,
+// side = axis.unitOrthogonal() (rod_scene.cpp's any_orthogonal), other = axis × side.
+struct RestShape {
+  Frame root;
+  Vec3 curvature = Vec3::Zero();
+  double length = 0;
+};
+
+RestShape rest_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
+                     const Vec3& direction) {
+  RestShape out;
+  const Vec3 axis = direction.normalized();
+  out.root.r = origin;
+  if (shape == "straight") {
+    out.length = rod.number("length", std::nullopt, "> 0", scene::positive);
+    const Vec3 n1 = axis.unitOrthogonal();
+    out.root.R << axis, n1, axis.cross(n1);
+    return out;
+  }
+  if (shape != "helix")
+    rod.fail("shape",
+             "must be 'straight' or 'helix' for model 'super_clothoid' (fitting a "
+             "polyline: not yet)");
+  const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
+  const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
+  const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
+  const Vec3 side = axis.unitOrthogonal(), other = axis.cross(side);
+  const double c = pitch / (2 * std::numbers::pi), speed2 = radius * radius + c * c;
+  const Vec3 t = (radius * other + c * axis) / std::sqrt(speed2), n = -side;
+  out.root.R << t, n, t.cross(n);
+  out.curvature = Vec3(c / speed2, 0, radius / speed2);
+  out.length = 2 * std::numbers::pi * turns * std::sqrt(speed2);
+  return out;
+}
+
+}  // namespace
+
+SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
+                                              const std::filesystem::path& dir) {
+  (void)dir;  // no files yet (obstacles: not yet)
+  JsonReader top(document, "");
+  SuperClothoidScene sc;
+  const std::string model = "super_clothoid";
+  top.string("model", std::nullopt);  // the model table sent the scene here
+  scene::require_reference_backend(top, model);
+  scene::reject_fields(top, {"loads", "damping", "body", "initial", "air", "obstacles"}, model,
+                       " (yet: docs/models/super-clothoids.md)");
+  JsonReader rod = top.object("rod");
+  const std::string shape = rod.string("shape", "straight");
+  const Vec3 direction = rod.vec3("direction", Vec3::UnitX());
+  if (!(direction.norm() > 0)) rod.fail("direction", "must be non-zero");
+  const Vec3 origin = rod.vec3("origin", Vec3::Zero());
+  const std::string root = rod.string("root", "clamped"), tip = rod.string("tip", "free");
+  if (root != "clamped") rod.fail("root", "model 'super_clothoid' takes a clamped root only");
+  if (tip != "free") rod.fail("tip", "model 'super_clothoid' takes a free tip only");
+  scene::reject_fields(rod, {"root_motion", "tip_force"}, model,
+                       " (yet: docs/models/super-clothoids.md)");
+  const int elements = rod.integer("elements", 4, 1, 10000);
+  // The other models' sampling of the same shape; these shapes are exact here.
+  rod.integer("edges", 200, 2, 1000000);
+  const RestShape rest = rest_shape(rod, shape, origin, direction);
+  rod.finish();
+  sc.length = rest.length;
+  sc.rod = straight_rod(elements, rest.length, rest.curvature, rest.root);
+
+  const scene::Stiffness k = scene::parse_rod_material(top.object("material"));
+  sc.rod.stiffness = Vec3(k.twist, k.bending, k.bending);
+  sc.rod.linear_density = k.linear_density;
+  sc.rod.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
+
+  JsonReader solver = top.object("solver");
+  sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
+  sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
+  sc.rod.shape.summation.M = solver.number("aps_bound", 10.0, "> 0", scene::positive);
+  solver.finish();
+
+  // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
+  const double time_scale = std::sqrt(k.linear_density * std::pow(sc.length, 4) / k.bending);
+  const double weight = k.linear_density * sc.length * sc.rod.gravity.norm();
+  const double moment_scale = weight > 0 ? weight * sc.length : k.bending / sc.length;
+  JsonReader time = top.object("time");
+  const std::string integrator = time.string("integrator", "semi_implicit");
+  if (integrator != "semi_implicit")
+    time.fail("integrator", "model 'super_clothoid' steps semi-implicit Euler only (§7.2)");
+  JsonReader st = top.object("static");
+  sc.static_mode = st.boolean("enabled", false);
+  sc.dt = time.number("dt", 1e-3 * time_scale, "> 0", scene::positive);
+  sc.steps = time.integer("steps", sc.static_mode ? 0 : 1000, 0, 1'000'000'000);
+  time.finish();
+  sc.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
+  st.finish();
+  JsonReader output = top.object("output");
+  sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
+  output.finish();
+  top.finish();
+  return sc;
+}
+
+namespace {
+
+nlohmann::json array(const Vec3& v) {
+  return nlohmann::json::array({v.x(), v.y(), v.z()});
+}
+
+nlohmann::json summary(const SuperClothoidScene& sc, int steps, const StaticReport* st,
+                       double wall) {
+  const Energies e = energies(sc.rod);
+  int subintervals = 0, terms = 0;
+  for (const ClothoidElement& element : chain(sc.rod.shape)) {
+    subintervals = std::max(subintervals, element.subintervals());
+    element.end();
+    terms = std::max(terms, element.most_terms());
+  }
+  nlohmann::json out = {
+      {"model", "super_clothoid"},
+      {"backend", "reference"},
+      {"mode", sc.static_mode ? "static" : "dynamic"},
+      {"integrator", "semi_implicit"},
+      {"steps", steps},
+      {"dt_s", sc.dt},
+      {"wall_time_s", wall},
+      {"energies_J", {{"kinetic", e.kinetic}, {"elastic", e.elastic}, {"gravity", e.gravity}}},
+      {"finite", true},
+      {"length_m", sc.length},
+      {"clamp_point_m", array(sc.rod.shape.root.r)},
+      {"tip_position_m", array(tip(sc.rod))},
+      {"solver",
+       {{"elements", sc.rod.shape.elements()},
+        {"coordinates", 3 * int(sc.rod.shape.node_curvature.size())},
+        {"quadrature_points_per_element", sc.rod.quadrature},
+        {"aps_bound", sc.rod.shape.summation.M},
+        {"max_subintervals_per_element", subintervals},
+        {"max_series_terms", terms}}}};
+  if (st)
+    out["static"] = {{"converged", st->converged},
+                     {"newton_iterations", st->iterations},
+                     {"residual_N_m", st->residual}};
+  return out;
+}
+
+}  // namespace
+
+scene::SceneRun run_super_clothoid_scene(SuperClothoidScene& sc) {
+  const auto start = std::chrono::steady_clock::now();
+  std::ostringstream trace;
+  trace.precision(10);
+  auto trace_row = [&](int s) {
+    const Energies e = energies(sc.rod);
+    const Vec3 t = tip(sc.rod);
+    trace << s << "," << sc.rod.time << "," << t.x() << "," << t.y() << "," << t.z() << ","
+          << e.kinetic << "," << e.elastic << "," << e.gravity << "\n";
+  };
+  if (sc.trace_every > 0) {
+    trace << "step,time_s,tip_x_m,tip_y_m,tip_z_m,kinetic_J,elastic_J,gravity_J\n";
+    trace_row(0);
+  }
+  int steps = 0;
+  try {
+    for (; steps < sc.steps; ++steps) {
+      step(sc.rod, sc.dt);
+      if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
+    }
+  } catch (const RunFailure& e) {
+    throw RunFailure("strand 0, step " + std::to_string(steps + 1), e.why());
+  }
+  StaticReport st;
+  if (sc.static_mode) {
+    st = solve_static(sc.rod, sc.static_tolerance);
+    if (!st.converged)
+      throw RunFailure("static", "no equilibrium after " + std::to_string(st.iterations) +
+                                     " Newton iterations (generalized force " +
+                                     std::to_string(st.residual) + " N m)");
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {summary(sc, steps, sc.static_mode ? &st : nullptr, wall),
+          sc.trace_every > 0 ? trace.str() : std::string()};
+}
+
+StrandSet rod_strands(const SuperClothoidScene& sc) {
+  StrandSet out;
+  out.add_strand(centerline(sc.rod.shape, sc.samples_per_element));
+  return out;
+}
+
+}  // namespace hairsim::super_clothoid

@@ -1,0 +1,32 @@
+#pragma once
+// Single-rod scenes with model "super_clothoid" on the reference backend (docs/scenes.md,
+// docs/models/super-clothoids.md): parse and validate, build the rod, run it, report.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "hairsim/strands.hpp"
+#include "reference/super_clothoid/clothoid_dynamics.hpp"
+#include "scene/rod_scene.hpp"
+
+namespace hairsim::super_clothoid {
+
+struct SuperClothoidScene {
+  ClothoidRod rod;
+  double length = 1;  // m
+  double dt = 0;      // s
+  int steps = 0;
+  bool static_mode = false;
+  double static_tolerance = 0;  // N m, on the generalized forces
+  int trace_every = 0;
+  int samples_per_element = 8;  // centreline points per element in --final
+};
+
+// Throws Error naming the JSON path of the first bad or unknown field.
+SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
+                                              const std::filesystem::path& dir);
+// Runs `steps` semi-implicit steps, then, in static mode, Newton to equilibrium.
+scene::SceneRun run_super_clothoid_scene(SuperClothoidScene& scene);
+// The centreline as one strand.
+StrandSet rod_strands(const SuperClothoidScene& scene);
+
+}  // namespace hairsim::super_clothoid
