@@ -3,7 +3,10 @@
 #include <Eigen/Cholesky>
 #include <cmath>
 
+#include "common/drag.hpp"
 #include "hairsim/error.hpp"
+#include "reference/clamp_state.hpp"
+#include "reference/eigen_bridge.hpp"
 #include "reference/gauss_legendre.hpp"
 
 namespace hairsim::super_clothoid {
@@ -19,15 +22,33 @@ struct StartState {
   Vec3 r_dot = Vec3::Zero(), r_ddot = Vec3::Zero();
 };
 
-// Visits every quadrature point of every element with its weight (m), position, Jacobian J
-// (3 x n) and velocity-product acceleration (q̇ ∂²r/∂q² q̇), the clamp still.
-template <class Visit>
-void visit_points(const ClothoidRod& rod, Visit&& visit) {
+// What a quadrature point gives: its weight (m), position, Jacobian J (3 x n), velocity, unit
+// tangent and acceleration with q̈ = 0 (the clamp's and the velocity products, q̇ ∂²r/∂q² q̇).
+struct Point {
+  double weight;
+  Vec3 x;
+  const MatX& J;
+  Vec3 velocity, tangent, acceleration;
+};
+
+// Visits every quadrature point of every element with the clamp at `time`, then gives the tip's
+// Jacobian to `tip`.
+template <class Visit, class Tip>
+void visit_points(const ClothoidRod& rod, double time, Visit&& visit, Tip&& tip) {
   const std::vector<ClothoidElement> elements = chain(rod.shape);
   const int n = 3 * int(rod.shape.node_curvature.size());
   const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
-  StartState start{rod.shape.root, std::vector<Mat3>(std::size_t(n), Mat3::Zero()),
+  // The chain starts at the clamp: R0, r0, Ṙ0 = [ω]× R0, R̈0 = ([α]× + [ω]×²) R0, ṙ0, r̈0.
+  const reference::ClampState clamp =
+      reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, time);
+  StartState start{{clamp.frame, clamp.point},
+                   std::vector<Mat3>(std::size_t(n), Mat3::Zero()),
                    std::vector<Vec3>(std::size_t(n), Vec3::Zero())};
+  const Mat3 w = bridge::cross_matrix(clamp.angular_velocity);
+  start.R_dot = w * clamp.frame;
+  start.R_ddot = (bridge::cross_matrix(clamp.angular_acceleration) + w * w) * clamp.frame;
+  start.r_dot = clamp.velocity;
+  start.r_ddot = clamp.acceleration;
   MatX J(3, n);
   for (int i = 0; i < rod.shape.elements(); ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
@@ -35,28 +56,29 @@ void visit_points(const ClothoidRod& rod, Visit&& visit) {
                &rate_b = rod.curvature_rate[std::size_t(i) + 1];
     const Mat3& R0 = start.frame.R;
     // The point at s: r = r0 + R0 p; J = dr0 + dR0 p (+ R0 dp for the element's coordinates);
-    // r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈.
-    auto point = [&](double s, const ClothoidElement::Tangents& t, const ClothoidElement::Motion& m,
-                     Vec3& x, Vec3& acceleration) {
+    // ṙ = ṙ0 + Ṙ0 p + R0 ṗ; r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈.
+    auto point = [&](double weight, const ClothoidElement::Tangents& tg,
+                     const ClothoidElement::Motion& m) {
       for (int q = 0; q < n; ++q)
-        J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * t.local.r;
-      for (int c = 0; c < 6; ++c) J.col(3 * i + c) += R0 * t.d[c].r;
-      x = start.frame.r + R0 * t.local.r;
-      acceleration = start.r_ddot + start.R_ddot * t.local.r + 2 * start.R_dot * m.velocity.r +
-                     R0 * m.acceleration.r;
-      (void)s;
+        J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * tg.local.r;
+      for (int c = 0; c < 6; ++c) J.col(3 * i + c) += R0 * tg.d[c].r;
+      return Point{weight,
+                   start.frame.r + R0 * tg.local.r,
+                   J,
+                   start.r_dot + start.R_dot * tg.local.r + R0 * m.velocity.r,
+                   R0 * tg.local.R.col(0),
+                   start.r_ddot + start.R_ddot * tg.local.r + 2 * start.R_dot * m.velocity.r +
+                       R0 * m.acceleration.r};
     };
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
       const double s = rule.nodes[g] * e.length();
-      const ClothoidElement::Tangents t = e.local_tangents(s);
-      const ClothoidElement::Motion m = e.local_motion(s, rate_a, rate_b);
-      Vec3 x, acceleration;
-      point(s, t, m, x, acceleration);
-      visit(rule.weights[g] * e.length(), x, J, acceleration);
+      visit(point(rule.weights[g] * e.length(), e.local_tangents(s),
+                  e.local_motion(s, rate_a, rate_b)));
     }
     // The next element's start: this one's end.
     const ClothoidElement::Tangents t = e.local_tangents(e.length());
     const ClothoidElement::Motion m = e.local_motion(e.length(), rate_a, rate_b);
+    if (i + 1 == rod.shape.elements()) tip(point(0, t, m).J);
     StartState next;
     next.frame = {R0 * t.local.R, start.frame.r + R0 * t.local.r};
     next.dR.resize(std::size_t(n));
@@ -92,6 +114,7 @@ void scatter(const VecX& q, std::vector<Vec3>& nodes) {
 ClothoidRod straight_rod(int elements, double length, const Vec3& rest, const Frame& root) {
   ClothoidRod rod;
   rod.shape.root = root;
+  rod.clamp = root;
   rod.shape.length.assign(std::size_t(elements), length / elements);
   rod.shape.node_curvature.assign(std::size_t(elements) + 1, rest);
   rod.rest_curvature = rod.shape.node_curvature;
@@ -127,20 +150,30 @@ MatX stiffness_matrix(const ClothoidRod& rod) {
   return k;
 }
 
-Dynamics dynamics(const ClothoidRod& rod) {
+Dynamics dynamics(const ClothoidRod& rod, double t) {
   const int n = 3 * int(rod.shape.node_curvature.size());
   Dynamics d{MatX::Zero(n, n), VecX::Zero(n)};
   const double rho = rod.linear_density;
-  visit_points(rod, [&](double w, const Vec3&, const MatX& J, const Vec3& acceleration) {
-    d.mass.selfadjointView<Eigen::Lower>().rankUpdate(J.transpose(), w * rho);
-    d.forces += w * rho * J.transpose() * (rod.gravity - acceleration);
-  });
+  visit_points(
+      rod, t,
+      [&](const Point& p) {
+        d.mass.selfadjointView<Eigen::Lower>().rankUpdate(p.J.transpose(), p.weight * rho);
+        Vec3 f = rho * (rod.gravity - p.acceleration);
+        if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
+          const kernels::Vector3<double> k = bridge::to_kernel(p.tangent);
+          f -= bridge::from_kernel(
+                   kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent)) *
+               (p.velocity - rod.wind);
+        }
+        d.forces += p.weight * p.J.transpose() * f;
+      },
+      [&](const MatX& J) { d.forces += J.transpose() * rod.tip_force; });
   d.mass = d.mass.selfadjointView<Eigen::Lower>();
   return d;
 }
 
 VecX accelerations(const ClothoidRod& rod, double h) {
-  const Dynamics d = dynamics(rod);
+  const Dynamics d = dynamics(rod, rod.time + h);
   const MatX k = stiffness_matrix(rod);
   const VecX q = coordinates(rod), qdot = rates(rod), rest = gather(rod.rest_curvature);
   const double nu = rod.internal_friction;
@@ -156,16 +189,21 @@ void step(ClothoidRod& rod, double dt) {
   set_rates(rod, qdot);
   set_coordinates(rod, q);
   rod.time += dt;
+  const reference::ClampState clamp =
+      reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, rod.time);
+  rod.shape.root = {clamp.frame, clamp.point};
 }
 
 Energies energies(const ClothoidRod& rod) {
   Energies e;
-  const VecX qdot = rates(rod);
   const double rho = rod.linear_density;
-  visit_points(rod, [&](double w, const Vec3& x, const MatX& J, const Vec3&) {
-    e.kinetic += 0.5 * w * rho * (J * qdot).squaredNorm();
-    e.gravity -= w * rho * rod.gravity.dot(x);
-  });
+  visit_points(
+      rod, rod.time,
+      [&](const Point& p) {
+        e.kinetic += 0.5 * p.weight * rho * p.velocity.squaredNorm();
+        e.gravity -= p.weight * rho * rod.gravity.dot(p.x);
+      },
+      [](const MatX&) {});
   const VecX strain = coordinates(rod) - gather(rod.rest_curvature);
   e.elastic = 0.5 * strain.dot(stiffness_matrix(rod) * strain);
   return e;
@@ -179,13 +217,13 @@ namespace {
 
 VecX static_forces(ClothoidRod rod) {
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
-  return dynamics(rod).forces -
+  return dynamics(rod, rod.time).forces -
          stiffness_matrix(rod) * (coordinates(rod) - gather(rod.rest_curvature));
 }
 
 double potential(const ClothoidRod& rod) {
   const Energies e = energies(rod);
-  return e.elastic + e.gravity;
+  return e.elastic + e.gravity - rod.tip_force.dot(tip(rod));
 }
 
 }  // namespace
@@ -221,11 +259,17 @@ StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations
     VecX dq = ldlt.solve(g);
     if (ldlt.info() != Eigen::Success || !(dq.dot(g) > 0) || !dq.allFinite())
       dq = k.ldlt().solve(g);  // a stiffness-scaled gradient step
+    // Armijo's condition on the potential, or, with the wind's drag (a load that turns with the
+    // rod: no potential), on the forces' norm.
+    const bool conservative = rod.wind.isZero() || (rod.drag_normal == 0 && rod.drag_tangent == 0);
     const double v0 = potential(rod);
     double alpha = 1;
     for (int halving = 0; halving < 40; ++halving, alpha /= 2) {
       set_coordinates(rod, q + alpha * dq);
-      if (potential(rod) <= v0 - 1e-4 * alpha * g.dot(dq) + 1e-13 * std::abs(v0)) break;
+      const bool better =
+          conservative ? potential(rod) <= v0 - 1e-4 * alpha * g.dot(dq) + 1e-13 * std::abs(v0)
+                       : static_forces(rod).norm() < (1 - 1e-4 * alpha) * report.residual;
+      if (better || alpha < 1e-10) break;
     }
   }
   return report;

@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "hairsim/motion.hpp"
 #include "reference/super_clothoid/clothoid_kinematics.hpp"
 
 namespace hairsim::super_clothoid {
@@ -18,14 +19,21 @@ using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
 struct ClothoidRod {
-  SuperClothoid shape;               // node curvatures (q), element lengths, clamp, summation
+  SuperClothoid shape;  // node curvatures (q), lengths, summation; root: the clamp at `time`
+  Frame clamp;          // the clamp at t = 0, moved by `motion`
+  ClampMotion motion;
   std::vector<Vec3> rest_curvature;  // κ̂⁰ per node
   std::vector<Vec3> curvature_rate;  // q̇ per node
   Vec3 stiffness = Vec3::Ones();     // K3 = diag(GJ, EI1, EI2), N m²
   double linear_density = 1;         // ρS, kg/m
   Vec3 gravity = Vec3::Zero();       // m/s²
   double internal_friction = 0;      // ν, s: the generalized force −ν K q̇
-  int quadrature = 8;                // Gauss-Legendre points per element
+  // The air's viscous drag per unit length against the wind (N s/m², resistive force theory as
+  // the other models: kernels/common/drag.hpp), and a force on the tip (N).
+  double drag_normal = 0, drag_tangent = 0;
+  Vec3 wind = Vec3::Zero();
+  Vec3 tip_force = Vec3::Zero();
+  int quadrature = 8;  // Gauss-Legendre points per element
   double time = 0;
 };
 
@@ -41,17 +49,19 @@ void set_rates(ClothoidRod& rod, const VecX& qdot);
 // K of eq. (8).
 MatX stiffness_matrix(const ClothoidRod& rod);
 
-// M(q) and the generalized forces −G − A (gravity and the velocity-product inertia).
+// M(q) and the generalized forces −G − A (gravity and the velocity-product inertia, the clamp's
+// motion at time t included), the air's drag and the tip force.
 struct Dynamics {
   MatX mass;
   VecX forces;
 };
-Dynamics dynamics(const ClothoidRod& rod);
+Dynamics dynamics(const ClothoidRod& rod, double t);
 
 // q̈ of the semi-implicit step (§7.2: the linear elastic terms implicit, the rest explicit):
-// (M + h ν K + h² K) q̈ = −G − A − K (q − q⁰) − (ν + h) K q̇; h = 0: the equations of motion.
+// (M + h ν K + h² K) q̈ = −G − A − K (q − q⁰) − (ν + h) K q̇ with the clamp at t + h; h = 0:
+// the equations of motion at t.
 VecX accelerations(const ClothoidRod& rod, double h);
-// q̇ += h q̈, q += h q̇.
+// q̇ += h q̈, q += h q̇, t += h (the root then at the clamp's new pose).
 void step(ClothoidRod& rod, double dt);
 
 struct Energies {

@@ -61,7 +61,7 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   const std::string model = "super_clothoid";
   top.string("model", std::nullopt);  // the model table sent the scene here
   scene::require_reference_backend(top, model);
-  scene::reject_fields(top, {"loads", "damping", "body", "initial", "air", "obstacles"}, model,
+  scene::reject_fields(top, {"loads", "damping", "body", "initial", "obstacles"}, model,
                        " (yet: docs/models/super-clothoids.md)");
   JsonReader rod = top.object("rod");
   const std::string shape = rod.string("shape", "straight");
@@ -71,20 +71,29 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   const std::string root = rod.string("root", "clamped"), tip = rod.string("tip", "free");
   if (root != "clamped") rod.fail("root", "model 'super_clothoid' takes a clamped root only");
   if (tip != "free") rod.fail("tip", "model 'super_clothoid' takes a free tip only");
-  scene::reject_fields(rod, {"root_motion", "tip_force"}, model,
-                       " (yet: docs/models/super-clothoids.md)");
   const int elements = rod.integer("elements", 4, 1, 10000);
   // The other models' sampling of the same shape; these shapes are exact here.
   rod.integer("edges", 200, 2, 1000000);
   const RestShape rest = rest_shape(rod, shape, origin, direction);
+  JsonReader root_motion = rod.object("root_motion");
+  const ClampMotion motion = scene::parse_clamp_motion(root_motion);
+  const Vec3 tip_force = rod.vec3("tip_force", Vec3::Zero());
   rod.finish();
   sc.length = rest.length;
   sc.rod = straight_rod(elements, rest.length, rest.curvature, rest.root);
+  sc.rod.motion = motion;
+  sc.rod.tip_force = tip_force;
 
   const scene::Stiffness k = scene::parse_rod_material(top.object("material"));
   sc.rod.stiffness = Vec3(k.twist, k.bending, k.bending);
   sc.rod.linear_density = k.linear_density;
   sc.rod.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
+  JsonReader air = top.object("air");
+  sc.rod.drag_normal = air.number("drag_normal", 0.0, ">= 0", scene::non_negative);
+  sc.rod.drag_tangent =
+      air.number("drag_tangent", sc.rod.drag_normal / 2, ">= 0", scene::non_negative);
+  sc.rod.wind = air.vec3("wind", Vec3::Zero());
+  air.finish();
 
   JsonReader solver = top.object("solver");
   sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);

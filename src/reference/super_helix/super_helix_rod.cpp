@@ -8,6 +8,7 @@
 
 #include "common/drag.hpp"
 #include "hairsim/error.hpp"
+#include "reference/clamp_state.hpp"
 #include "reference/eigen_bridge.hpp"
 #include "reference/super_helix/step_system.hpp"
 #include "super_helix/helix_series.hpp"
@@ -166,45 +167,9 @@ void set_rates(SuperHelix& rod, const VecX& qdot) {
 }
 
 RootState root_state(const SuperHelix& rod, double t) {
-  auto pose = [&](double time, Vec3& point, Mat3& frame) {
-    const Mat3 r = rod.motion.rotation(time);
-    const Vec3 center = rod.motion.center.value_or(rod.root_point);
-    point = center + r * (rod.root_point - center) + rod.motion.translation(time);
-    frame = r * rod.root_frame;
-    frame = Eigen::AngleAxisd(rod.motion.twist(time), frame.col(0)).toRotationMatrix() * frame;
-  };
-  RootState s;
-  pose(t, s.point, s.frame);
-  s.velocity = s.acceleration = s.angular_velocity = s.angular_acceleration = Vec3::Zero();
-  const ClampMotion& m = rod.motion;
-  const bool still = !m.keyframes && m.velocity.isZero() && m.angular_velocity.isZero() &&
-                     m.twist_rate == 0 && m.translation_amplitude.isZero() &&
-                     m.rotation_amplitude.isZero() && m.twist_amplitude == 0;
-  if (still) return s;
-  // Five-point central differences: f' = (f₋₂ − 8f₋₁ + 8f₁ − f₂)/12h,
-  // f'' = (−f₋₂ + 16f₋₁ − 30f₀ + 16f₁ − f₂)/12h².
-  const double h = 1e-3;
-  Vec3 x[5];
-  Mat3 r[5];
-  for (int i = 0; i < 5; ++i) pose(t + (i - 2) * h, x[i], r[i]);
-  const double w1[5] = {1, -8, 0, 8, -1}, w2[5] = {-1, 16, -30, 16, -1};
-  Mat3 dr = Mat3::Zero(), ddr = Mat3::Zero();
-  for (int i = 0; i < 5; ++i) {
-    s.velocity += w1[i] / (12 * h) * x[i];
-    s.acceleration += w2[i] / (12 * h * h) * x[i];
-    dr += w1[i] / (12 * h) * r[i];
-    ddr += w2[i] / (12 * h * h) * r[i];
-  }
-  // Ṙ = [ω]× R and R̈ = ([α]× + [ω]×²) R: the skew parts of Ṙ Rᵀ and R̈ Rᵀ − [ω]×².
-  auto vee = [](const Mat3& a) -> Vec3 {
-    Vec3 v;
-    v << 0.5 * (a(2, 1) - a(1, 2)), 0.5 * (a(0, 2) - a(2, 0)), 0.5 * (a(1, 0) - a(0, 1));
-    return v;
-  };
-  s.angular_velocity = vee(dr * s.frame.transpose());
-  const Mat3 w = cross_matrix(s.angular_velocity);
-  s.angular_acceleration = vee(ddr * s.frame.transpose() - w * w);
-  return s;
+  const reference::ClampState c =
+      reference::clamp_state(rod.motion, rod.root_point, rod.root_frame, t);
+  return {c.point, c.velocity, c.acceleration, c.frame, c.angular_velocity, c.angular_acceleration};
 }
 
 ElementPoint element_point(const Vec3& kappa, const Vec3& kappa_rate, double u) {
