@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <numbers>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -92,6 +94,25 @@ inline double crossing_frequency(const std::vector<double>& t, const std::vector
       up.push_back(t[i - 1] + (t[i] - t[i - 1]) * -y[i - 1] / (y[i] - y[i - 1]));
   if (up.size() < 2) return std::numeric_limits<double>::quiet_NaN();
   return 2 * std::numbers::pi * static_cast<double>(up.size() - 1) / (up.back() - up.front());
+}
+
+// trace.csv as columns by header name.
+inline std::map<std::string, std::vector<double>> read_trace(const std::filesystem::path& p) {
+  const auto bytes = test::read_bytes(p);
+  std::istringstream in(std::string(bytes.begin(), bytes.end()));
+  std::string line, cell;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  for (std::istringstream header(line); std::getline(header, cell, ',');) names.push_back(cell);
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (const std::string& name : names) {
+      std::getline(row, cell, ',');
+      columns[name].push_back(std::stod(cell));
+    }
+  }
+  return columns;
 }
 
 }  // namespace hairsim::test

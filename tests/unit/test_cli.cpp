@@ -216,7 +216,8 @@ TEST(Cli, BenchRejectsUnknownBackendAndModel) {
   for (const auto& [args, message] :
        {std::pair{"bench --backend gpu", "--backend: must be reference, cpu or cuda"},
         std::pair{"bench --model superhelix",
-                  "--model: unknown model 'superhelix' (available: der, cosserat, super_helix)"},
+                  "--model: unknown model 'superhelix' (available: der, cosserat, super_helix, "
+                  "super_clothoid)"},
         std::pair{"bench --model cosserat --integrator symplectic",
                   "--integrator: model cosserat has no symplectic step"},
         std::pair{"bench --precision half", "--precision: must be float or double"},

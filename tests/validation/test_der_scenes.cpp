@@ -155,7 +155,7 @@ TEST(DerScenes, BadScenesExitTwoNamingTheField) {
       {"--set 'gravity=[0,1]'", "gravity: must be an array of 3 numbers"},
       {"--set rod.root=glued", "rod.root: must be 'clamped' or 'free'"},
       {"--set model=superhelix",
-       "model: unknown model 'superhelix' (available: der, cosserat, super_helix)"},
+       "model: unknown model 'superhelix' (available: der, cosserat, super_helix, super_clothoid)"},
       {"--set backend=gpu", "backend: must be 'reference', 'cpu', 'cuda' or 'auto'"},
       {"--set time.dt=0", "time.dt: must be > 0"},
       {"--set static.enabled=yes", "static.enabled: must be true or false"},
@@ -222,25 +222,6 @@ bool run_scene(const std::string& name, const std::filesystem::path& out, const 
       run_cli("run '" + scene_path(name) + "' --out '" + out.string() + "' " + extra, dir);
   EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
   return r.exit_code == 0;
-}
-
-// trace.csv as columns by header name.
-std::map<std::string, std::vector<double>> read_trace(const std::filesystem::path& p) {
-  const auto bytes = test::read_bytes(p);
-  std::istringstream in(std::string(bytes.begin(), bytes.end()));
-  std::string line, cell;
-  std::getline(in, line);
-  std::vector<std::string> names;
-  for (std::istringstream header(line); std::getline(header, cell, ',');) names.push_back(cell);
-  std::map<std::string, std::vector<double>> columns;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    for (const std::string& name : names) {
-      std::getline(row, cell, ',');
-      columns[name].push_back(std::stod(cell));
-    }
-  }
-  return columns;
 }
 
 // Largest |y - y(0)| over samples with t in [from, to).
@@ -311,7 +292,7 @@ TEST(DerScenes, MichellRingSceneBucklesAboveCriticalTwistOnly) {
   EXPECT_LT(below["max_deviation_from_rest_m"].get<double>(), 5e-4);  // a few perturbations
   EXPECT_LT(below["twist_residual_N_m"].get<double>(), 1e-10);        // case 7
   EXPECT_LT(below["max_stretch_m"].get<double>(), 1e-10 * 2 * std::numbers::pi);
-  const auto trace = read_trace(dir / "above" / "trace.csv");
+  const auto trace = test::read_trace(dir / "above" / "trace.csv");
   EXPECT_EQ(trace.at("step").size(), 26667u / 100 + 1);
   EXPECT_LT(trace.at("max_deviation_m").front(), 5e-4);  // it grew from the perturbation
 }
@@ -334,7 +315,7 @@ TEST(DerScenes, CantileverVibrationSceneReproducesCase6) {
   // 0.5 %.
   ScratchDir dir;
   ASSERT_TRUE(run_scene("cantilever_vibration.json", dir.path(), dir));
-  const auto trace = read_trace(dir / "trace.csv");
+  const auto trace = test::read_trace(dir / "trace.csv");
   const double omega = test::crossing_frequency(trace.at("time_s"), trace.at("tip_y_m"));
   EXPECT_NEAR(omega / 3.5160, 1.0, 0.005);
 }
@@ -346,7 +327,7 @@ TEST(DerScenes, WilberforceSceneBeats) {
   // into rotation; after a full beat it is back.
   ScratchDir dir;
   ASSERT_TRUE(run_scene("wilberforce.json", dir.path(), dir));
-  const auto trace = read_trace(dir / "trace.csv");
+  const auto trace = test::read_trace(dir / "trace.csv");
   const auto& t = trace.at("time_s");
   const auto& z = trace.at("body_z_m");
   const auto& turn = trace.at("body_rotation_z_rad");

@@ -377,29 +377,6 @@ TEST(SuperClothoidStatics, CantileverConvergesAtFourthOrderInTheElements) {
   EXPECT_GE(order2, 3.5);
 }
 
-TEST(SuperClothoidDynamics, SwingingRodLosesEnergyButNeverGainsIt) {
-  // A straight rod (L = 1, Γ = 10) released horizontally swings under gravity without friction,
-  // 0.5 s at Δt = 10 ms with 4 elements (the paper's benchmark (a) setting, §8.1): semi-implicit
-  // Euler with the elastic terms implicit damps numerically but never adds energy (total ≤ its
-  // start + 1e-12 J at every step), and the state stays finite. (Validation 7 compares the loss
-  // with DER's at 11 and 33 ms.)
-  ClothoidRod rod = straight_rod(4, 1.0, Vec3::Zero(), Frame{});
-  rod.stiffness = Vec3(0.8, 1, 1);
-  rod.linear_density = 10;
-  rod.gravity = Vec3(0, -1, 0);
-  const double start = energies(rod).total();
-  double highest = start, lowest = start;
-  for (int s = 0; s < 50; ++s) {
-    step(rod, 1e-2);
-    const double e = energies(rod).total();
-    highest = std::max(highest, e), lowest = std::min(lowest, e);
-  }
-  std::cout << "energy: start " << start << " J, lowest " << lowest << ", highest " << highest
-            << ", tip " << tip(rod).transpose() << "\n";
-  EXPECT_LE(highest, start + 1e-12);
-  EXPECT_LT(tip(rod).y(), -0.1);  // it did swing down
-}
-
 // --- Validation 5: cantilever first frequency ---------------------------------------------------
 
 TEST(SuperClothoidDynamics, CantileverFirstFrequency) {
@@ -502,6 +479,54 @@ TEST(SuperClothoidScenes, ShakenCurlFollowsTheSuperHelix) {
             << " L\n";
   EXPECT_LE(distance, 1e-2);
   EXPECT_GT((ssc.tip - Vec3(0, -0.12, 0)).norm(), 0.05);  // it moved
+}
+
+TEST(SuperClothoidScenes, SwingingRodKeepsMoreEnergyThanDer) {
+  // Validation 7 (§8.1 benchmark a): scenes/validation/swinging_rod.json, a straight 1 m rod
+  // (Γ ≈ 98) released horizontally to swing under gravity without friction for 3 s, at Δt = 11 and
+  // 33 ms: SSC (5 elements, semi-implicit, the elastic terms implicit) against DER's linearly
+  // implicit step (50 edges, stretching spring 100 N). The paper: SSC stays stable and loses less
+  // energy than DER's implicit scheme. Measured (of the 0.045 J of potential the swing releases):
+  // SSC keeps all but 0.018 J (11 ms) and 0.009 J (33 ms), DER loses 0.034 and 0.038 J. SSC's
+  // energy is not monotone (its explicit part is a symplectic Euler step): it rises above its start
+  // by 2.3 % and 6.1 % of that potential at worst; bound 10 %.
+  test::ScratchDir dir;
+  auto total = [](const std::map<std::string, std::vector<double>>& t, std::size_t i) {
+    double e = t.at("kinetic_J")[i] + t.at("elastic_J")[i] + t.at("gravity_J")[i];
+    if (t.count("stretching_J")) e += t.at("stretching_J")[i];
+    return e;
+  };
+  for (double dt : {0.011, 0.033}) {
+    const std::string steps = std::to_string(int(std::lround(3 / dt)));
+    const std::string base = "run '" + scene("swinging_rod") +
+                             "' --set time.dt=" + std::to_string(dt) +
+                             " --set time.steps=" + steps + " --out '";
+    const std::string tag = std::to_string(int(dt * 1000));
+    ASSERT_EQ(test::run_cli(base + (dir / ("ssc" + tag)).string() + "' --set rod.elements=5", dir)
+                  .exit_code,
+              0);
+    ASSERT_EQ(test::run_cli(base + (dir / ("der" + tag)).string() +
+                                "' --model der --set time.integrator=implicit",
+                            dir)
+                  .exit_code,
+              0);
+    const auto ssc = test::read_trace(dir / ("ssc" + tag) / "trace.csv");
+    const auto der = test::read_trace(dir / ("der" + tag) / "trace.csv");
+    const std::size_t last = ssc.at("step").size() - 1;
+    ASSERT_EQ(der.at("step").size() - 1, last);
+    double released = 0, gain = -1e300;
+    for (std::size_t i = 0; i <= last; ++i) {
+      released = std::max(released, ssc.at("gravity_J")[0] - ssc.at("gravity_J")[i]);
+      gain = std::max(gain, total(ssc, i) - total(ssc, 0));
+    }
+    const double ssc_loss = total(ssc, 0) - total(ssc, last);
+    const double der_loss = total(der, 0) - total(der, last);
+    std::cout << "Δt = " << dt << ": released " << released << " J; lost by SSC " << ssc_loss
+              << ", by DER " << der_loss << "; SSC's largest gain " << gain << " J\n";
+    EXPECT_LT(ssc_loss, der_loss);
+    EXPECT_LE(gain, 0.1 * released);
+    EXPECT_GT(released, 0.03);  // it swung
+  }
 }
 
 TEST(SuperClothoidScenes, BadFieldsAreRefusedWithTheirPath) {

@@ -279,7 +279,8 @@ class SceneStepper {
                    : kinetic_energy(sc_.rod);
   }
   void trace_header(std::ostream& out) const {
-    out << "step,time_s,tip_x_m,tip_y_m,tip_z_m,kinetic_J,elastic_J,max_deviation_m";
+    out << "step,time_s,tip_x_m,tip_y_m,tip_z_m,kinetic_J,elastic_J,max_deviation_m,"
+           "stretching_J,gravity_J";
     if (welded_)
       out << ",body_x_m,body_y_m,body_z_m,body_rotation_x_rad,body_rotation_y_rad,"
              "body_rotation_z_rad";
@@ -290,8 +291,8 @@ class SceneStepper {
     const Vec3& tip = r.state.x.back();
     const double elastic = elastic_energy(r.state, compute_frames(r.state), r.rest);
     out << step << "," << r.time << "," << tip.x() << "," << tip.y() << "," << tip.z() << ","
-        << kinetic() << "," << elastic << ","
-        << deviation_from_rest(r, sc_.rest_positions).distance;
+        << kinetic() << "," << elastic << "," << deviation_from_rest(r, sc_.rest_positions).distance
+        << "," << (sc_.implicit ? stretching_energy(r) : 0.0) << "," << gravity_energy(r);
     if (welded_) {
       const Vec3& p = welded_->body.position;
       out << "," << p.x() << "," << p.y() << "," << p.z() << "," << body_rotation_.x() << ","
