@@ -2,6 +2,7 @@
 // Single-rod scene fields shared by the rod models (docs/scenes.md, "Single-rod scenes"): the
 // rod's shape (rod.*), its material (material.*) and clamp motions (rod.root_motion, ...).
 #include <Eigen/Core>
+#include <algorithm>
 #include <filesystem>
 #include <initializer_list>
 #include <memory>
@@ -56,6 +57,34 @@ void require_reference_backend(JsonReader& top, const std::string& model);
 // model '<model>'<detail>".
 void reject_fields(JsonReader& r, std::initializer_list<const char*> keys, const std::string& model,
                    const std::string& detail = "");
+
+// The contacts over a run of a model with velocity-level contacts (super_helix, super_clothoid):
+// the deepest point after any step (m) and the largest contact problem, as summary.json's
+// "contacts" block. `add` takes a step's report (contacts, active_contacts, sweeps, converged,
+// residual).
+struct ContactTally {
+  double max_depth = 0;
+  int max_points = 0, max_active = 0, max_sweeps = 0, unconverged = 0;
+  double max_residual = 0;  // m/s, of the contact problems at their last sweep
+  template <class StepReport>
+  void add(const StepReport& r, double depth) {
+    max_depth = std::max(max_depth, depth);
+    max_points = std::max(max_points, r.contacts);
+    max_active = std::max(max_active, r.active_contacts);
+    max_sweeps = std::max(max_sweeps, r.sweeps);
+    unconverged += !r.converged;
+    max_residual = std::max(max_residual, r.residual);
+  }
+  nlohmann::json summary(std::size_t obstacles) const {
+    return {{"obstacles", obstacles},
+            {"max_penetration_m", max_depth},
+            {"max_contact_points", max_points},
+            {"max_active_contact_points", max_active},
+            {"max_sweeps", max_sweeps},
+            {"unconverged_steps", unconverged},
+            {"max_residual_m_per_s", max_residual}};
+  }
+};
 
 // Rest (and initial) vertices of the rod and its length, from rod.shape.
 struct RodShape {

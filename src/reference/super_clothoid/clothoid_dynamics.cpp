@@ -6,6 +6,7 @@
 #include "common/drag.hpp"
 #include "hairsim/error.hpp"
 #include "reference/clamp_state.hpp"
+#include "reference/contact_impulses.hpp"
 #include "reference/eigen_bridge.hpp"
 #include "reference/gauss_legendre.hpp"
 
@@ -172,18 +173,62 @@ Dynamics dynamics(const ClothoidRod& rod, double t) {
   return d;
 }
 
-VecX accelerations(const ClothoidRod& rod, double h) {
+namespace {
+
+// The step's matrix A = M + h ν K + h² K factored, and q̈.
+struct StepSolve {
+  Eigen::LDLT<MatX> a;
+  VecX qddot;
+};
+StepSolve solve_step(const ClothoidRod& rod, double h) {
   const Dynamics d = dynamics(rod, rod.time + h);
   const MatX k = stiffness_matrix(rod);
   const VecX q = coordinates(rod), qdot = rates(rod), rest = gather(rod.rest_curvature);
   const double nu = rod.internal_friction;
-  const MatX a = d.mass + (h * nu + h * h) * k;
-  const VecX b = d.forces - k * (q - rest) - (nu + h) * (k * qdot);
-  return a.ldlt().solve(b);
+  StepSolve out;
+  out.a.compute(d.mass + (h * nu + h * h) * k);
+  out.qddot = out.a.solve(d.forces - k * (q - rest) - (nu + h) * (k * qdot));
+  return out;
 }
 
-void step(ClothoidRod& rod, double dt) {
-  const VecX qdot = rates(rod) + dt * accelerations(rod, dt);
+// The contacts at the quadrature points for the rates `qdot` (the step's free ones), the clamp at
+// the step's end; their impulses added to qdot through A⁻¹.
+StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::LDLT<MatX>& a, double h,
+                            VecX& qdot) {
+  ClothoidRod moving = rod;
+  set_rates(moving, qdot);
+  std::vector<reference::PointContact> contacts;
+  const double margin = 0.01 * *std::min_element(rod.shape.length.begin(), rod.shape.length.end());
+  visit_points(
+      moving, rod.time + h,
+      [&](const Point& p) {
+        const double reach = 2 * h * p.velocity.norm() + margin;
+        for (const kernels::Collider<double>& c : rod.colliders)
+          if (auto contact =
+                  reference::touching(c, p.x, rod.contact_thickness, reach, p.J, p.velocity))
+            contacts.push_back(*contact);
+      },
+      [](const MatX&) {});
+  const reference::ImpulseReport r = reference::apply_contact_impulses(
+      contacts, h, rod.contact_sweeps,
+      [&](std::size_t i, const MatX& forces) -> MatX {
+        return a.solve(contacts[i].jacobian.transpose() * forces);
+      },
+      qdot);
+  return {r.contacts, r.active, r.sweeps, r.converged, r.residual};
+}
+
+}  // namespace
+
+VecX accelerations(const ClothoidRod& rod, double h) {
+  return solve_step(rod, h).qddot;
+}
+
+StepReport step(ClothoidRod& rod, double dt) {
+  const StepSolve solve = solve_step(rod, dt);
+  VecX qdot = rates(rod) + dt * solve.qddot;
+  StepReport report;
+  if (!rod.colliders.empty()) report = resolve_contacts(rod, solve.a, dt, qdot);
   const VecX q = coordinates(rod) + dt * qdot;
   if (!qdot.allFinite() || !q.allFinite()) throw RunFailure("step", "non-finite curvature or rate");
   set_rates(rod, qdot);
@@ -192,6 +237,21 @@ void step(ClothoidRod& rod, double dt) {
   const reference::ClampState clamp =
       reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, rod.time);
   rod.shape.root = {clamp.frame, clamp.point};
+  return report;
+}
+
+double max_penetration(const ClothoidRod& rod) {
+  double deepest = 0;
+  visit_points(
+      rod, rod.time,
+      [&](const Point& p) {
+        for (const kernels::Collider<double>& c : rod.colliders)
+          deepest =
+              std::max(deepest, rod.contact_thickness -
+                                    kernels::signed_distance(c, bridge::to_kernel(p.x)).distance);
+      },
+      [](const MatX&) {});
+  return deepest;
 }
 
 Energies energies(const ClothoidRod& rod) {

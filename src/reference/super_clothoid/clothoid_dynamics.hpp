@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/super_clothoid/clothoid_kinematics.hpp"
 
@@ -33,6 +34,12 @@ struct ClothoidRod {
   double drag_normal = 0, drag_tangent = 0;
   Vec3 wind = Vec3::Zero();
   Vec3 tip_force = Vec3::Zero();
+  // Static obstacles (world frame) with their Coulomb μ: velocity-level contacts at the
+  // quadrature points after each step's unconstrained solve, as the Super-Helix's
+  // (src/reference/contact_impulses.hpp), keeping the centreline `contact_thickness` outside.
+  std::vector<kernels::Collider<double>> colliders;
+  double contact_thickness = 0;
+  int contact_sweeps = 1000;
   int quadrature = 8;  // Gauss-Legendre points per element
   double time = 0;
 };
@@ -61,8 +68,17 @@ Dynamics dynamics(const ClothoidRod& rod, double t);
 // (M + h ν K + h² K) q̈ = −G − A − K (q − q⁰) − (ν + h) K q̇ with the clamp at t + h; h = 0:
 // the equations of motion at t.
 VecX accelerations(const ClothoidRod& rod, double h);
-// q̇ += h q̈, q += h q̇, t += h (the root then at the clamp's new pose).
-void step(ClothoidRod& rod, double dt);
+// q̇ += h q̈, the contacts' impulses added to q̇, q += h q̇, t += h (the root then at the clamp's
+// new pose). Throws RunFailure on a non-finite state.
+struct StepReport {
+  int contacts = 0, active_contacts = 0, sweeps = 0;
+  bool converged = true;  // the contact problem met its tolerance
+  double residual = 0;    // m/s
+};
+StepReport step(ClothoidRod& rod, double dt);
+
+// The deepest quadrature point below the obstacles' surfaces minus the thickness (m; 0: none).
+double max_penetration(const ClothoidRod& rod);
 
 struct Energies {
   double kinetic = 0, elastic = 0, gravity = 0;

@@ -55,13 +55,12 @@ RestShape rest_shape(JsonReader& rod, const std::string& shape, const Vec3& orig
 
 SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
                                               const std::filesystem::path& dir) {
-  (void)dir;  // no files yet (obstacles: not yet)
   JsonReader top(document, "");
   SuperClothoidScene sc;
   const std::string model = "super_clothoid";
   top.string("model", std::nullopt);  // the model table sent the scene here
   scene::require_reference_backend(top, model);
-  scene::reject_fields(top, {"loads", "damping", "body", "initial", "obstacles"}, model,
+  scene::reject_fields(top, {"loads", "damping", "body", "initial"}, model,
                        " (yet: docs/models/super-clothoids.md)");
   JsonReader rod = top.object("rod");
   const std::string shape = rod.string("shape", "straight");
@@ -99,6 +98,7 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
   sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
   sc.rod.shape.summation.M = solver.number("aps_bound", 10.0, "> 0", scene::positive);
+  sc.rod.contact_sweeps = solver.integer("contact_sweeps", 1000, 1, 1'000'000);
   solver.finish();
 
   // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
@@ -116,6 +116,15 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   time.finish();
   sc.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
   st.finish();
+  // Obstacles: velocity-level contacts every step, keeping the centreline `contact_thickness`
+  // outside (default the material radius). Statics do not see them.
+  for (JsonReader& o : top.objects("obstacles"))
+    sc.rod.colliders.push_back(scene::parse_obstacle(o, dir, sc.obstacle_grids));
+  if (sc.static_mode && !sc.rod.colliders.empty())
+    top.fail("obstacles",
+             "static mode does not take obstacles with model 'super_clothoid' (run "
+             "the dynamics with internal friction to rest instead)");
+  sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
   JsonReader output = top.object("output");
   sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
   output.finish();
@@ -130,7 +139,7 @@ nlohmann::json array(const Vec3& v) {
 }
 
 nlohmann::json summary(const SuperClothoidScene& sc, int steps, const StaticReport* st,
-                       double wall) {
+                       const scene::ContactTally& touch, double wall) {
   const Energies e = energies(sc.rod);
   int subintervals = 0, terms = 0;
   for (const ClothoidElement& element : chain(sc.rod.shape)) {
@@ -158,6 +167,7 @@ nlohmann::json summary(const SuperClothoidScene& sc, int steps, const StaticRepo
         {"aps_bound", sc.rod.shape.summation.M},
         {"max_subintervals_per_element", subintervals},
         {"max_series_terms", terms}}}};
+  if (!sc.rod.colliders.empty()) out["contacts"] = touch.summary(sc.rod.colliders.size());
   if (st)
     out["static"] = {{"converged", st->converged},
                      {"newton_iterations", st->iterations},
@@ -182,9 +192,11 @@ scene::SceneRun run_super_clothoid_scene(SuperClothoidScene& sc) {
     trace_row(0);
   }
   int steps = 0;
+  scene::ContactTally touch;
   try {
     for (; steps < sc.steps; ++steps) {
-      step(sc.rod, sc.dt);
+      const StepReport r = step(sc.rod, sc.dt);
+      if (!sc.rod.colliders.empty()) touch.add(r, max_penetration(sc.rod));
       if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
     }
   } catch (const RunFailure& e) {
@@ -200,7 +212,7 @@ scene::SceneRun run_super_clothoid_scene(SuperClothoidScene& sc) {
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {summary(sc, steps, sc.static_mode ? &st : nullptr, wall),
+  return {summary(sc, steps, sc.static_mode ? &st : nullptr, touch, wall),
           sc.trace_every > 0 ? trace.str() : std::string()};
 }
 

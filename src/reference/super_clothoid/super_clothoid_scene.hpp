@@ -12,8 +12,9 @@ namespace hairsim::super_clothoid {
 
 struct SuperClothoidScene {
   ClothoidRod rod;
-  double length = 1;  // m
-  double dt = 0;      // s
+  scene::ObstacleGrids obstacle_grids;  // mesh obstacles' samples, which rod.colliders point at
+  double length = 1;                    // m
+  double dt = 0;                        // s
   int steps = 0;
   bool static_mode = false;
   double static_tolerance = 0;  // N m, on the generalized forces

@@ -162,14 +162,6 @@ nlohmann::json array(const Vec3& v) {
   return nlohmann::json::array({v.x(), v.y(), v.z()});
 }
 
-// The contacts over a run: the deepest quadrature point after any step (m) and the largest
-// contact problem.
-struct ContactTally {
-  double max_depth = 0;
-  int max_points = 0, max_active = 0, max_sweeps = 0, unconverged = 0;
-  double max_residual = 0;  // m/s, of the contact problems at their last sweep
-};
-
 // The last point of every leaf element.
 std::vector<Vec3> tips(const SuperHelix& rod) {
   std::vector<Vec3> out;
@@ -182,7 +174,7 @@ std::vector<Vec3> tips(const SuperHelix& rod) {
 }
 
 nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport* st,
-                       const ContactTally& touch, double wall) {
+                       const scene::ContactTally& touch, double wall) {
   const Energies e = energies(sc.rod);
   nlohmann::json tip_list = nlohmann::json::array();
   for (const Vec3& t : tips(sc.rod)) tip_list.push_back(array(t));
@@ -208,14 +200,7 @@ nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport*
         {"coordinates", sc.rod.coordinate_count()},
         {"quadrature_points_per_element", sc.rod.quadrature},
         {"fit_max_error_m", sc.fit_error}}}};
-  if (!sc.rod.colliders.empty())
-    out["contacts"] = {{"obstacles", sc.rod.colliders.size()},
-                       {"max_penetration_m", touch.max_depth},
-                       {"max_contact_points", touch.max_points},
-                       {"max_active_contact_points", touch.max_active},
-                       {"max_sweeps", touch.max_sweeps},
-                       {"unconverged_steps", touch.unconverged},
-                       {"max_residual_m_per_s", touch.max_residual}};
+  if (!sc.rod.colliders.empty()) out["contacts"] = touch.summary(sc.rod.colliders.size());
   if (st)
     out["static"] = {{"converged", st->converged},
                      {"newton_iterations", st->iterations},
@@ -240,16 +225,11 @@ scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
     trace_row(0);
   }
   int steps = 0;
-  ContactTally touch;
+  scene::ContactTally touch;
   try {
     for (; steps < sc.steps; ++steps) {
       const StepReport r = step(sc.rod, sc.dt, sc.method, sc.paper_first_pass);
-      touch.max_depth = std::max(touch.max_depth, max_penetration(sc.rod));
-      touch.max_points = std::max(touch.max_points, r.contacts);
-      touch.max_active = std::max(touch.max_active, r.active_contacts);
-      touch.max_sweeps = std::max(touch.max_sweeps, r.sweeps);
-      touch.unconverged += !r.converged;
-      touch.max_residual = std::max(touch.max_residual, r.residual);
+      touch.add(r, max_penetration(sc.rod));
       if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
     }
   } catch (const RunFailure& e) {
