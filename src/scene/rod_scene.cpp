@@ -150,6 +150,37 @@ kernels::Collider<double> parse_obstacle(JsonReader o, const std::filesystem::pa
   return c;
 }
 
+// Arc length of the smooth curve through the points: a chord of a curve of curvature κ spans
+// the arc |e| (1 + (κ|e|)²/24 + ...), κ from the turning angles at the chord's two ends
+// (2 tan(φ/2) over the mean edge length); the chords alone shorten a tight curl by L θ²/24.
+std::vector<double> smooth_arc_lengths(const std::vector<Vec3>& points) {
+  const std::size_t count = points.size();
+  std::vector<double> turning(count, 0.0);
+  for (std::size_t i = 1; i + 1 < count; ++i) {
+    const Vec3 a = points[i] - points[i - 1], b = points[i + 1] - points[i];
+    const double phi = std::atan2(a.cross(b).norm(), a.dot(b));
+    turning[i] = 2 * std::tan(phi / 2) / (0.5 * (a.norm() + b.norm()));
+  }
+  std::vector<double> s(count, 0.0);
+  for (std::size_t i = 1; i < count; ++i) {
+    const double chord = (points[i] - points[i - 1]).norm();
+    const double ends = (i >= 2 ? 1 : 0) + (i + 1 < count ? 1 : 0);
+    const double kappa = ends > 0 ? (turning[i - 1] + turning[i]) / ends : 0.0;
+    s[i] = s[i - 1] + chord * (1 + kappa * kappa * chord * chord / 24);
+  }
+  return s;
+}
+
+Vec3 root_tangent(const std::vector<Vec3>& points) {
+  Vec3 t0 = (points[1] - points[0]).normalized();
+  if (points.size() >= 3) {
+    const Vec3 t1 = (points[2] - points[1]).normalized(), b = t0.cross(t1);
+    if (b.norm() > 1e-12)
+      t0 = Eigen::AngleAxisd(-0.5 * std::atan2(b.norm(), t0.dot(t1)), b.normalized()) * t0;
+  }
+  return t0;
+}
+
 void require_reference_backend(JsonReader& top, const std::string& model) {
   const std::string backend = top.string("backend", "reference");
   if (backend != "reference")

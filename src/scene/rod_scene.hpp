@@ -50,6 +50,13 @@ using ObstacleGrids = std::vector<std::shared_ptr<const SignedDistanceGrid>>;
 kernels::Collider<double> parse_obstacle(JsonReader o, const std::filesystem::path& dir,
                                          ObstacleGrids& grids);
 
+// Polylines fitted by reduced models (super_helix, super_clothoid): the arc length at each point
+// of the smooth curve through them (each chord lengthened by (κ|e|)²/24, κ from the turning
+// angles at its ends: chords alone shorten a tight curl by L θ²/24), and the tangent at the first
+// point (the first edge turned back by half its angle to the second: exact on a circle).
+std::vector<double> smooth_arc_lengths(const std::vector<Vec3>& points);
+Vec3 root_tangent(const std::vector<Vec3>& points);
+
 // A model's single-rod scene that runs on the reference only: reads "backend" (default
 // "reference") and refuses any other, naming the model.
 void require_reference_backend(JsonReader& top, const std::string& model);

@@ -733,3 +733,46 @@ TEST(SuperClothoidContacts, CoulombFrictionHoldsTheRodOnASlope) {
 
 }  // namespace
 }  // namespace hairsim::super_clothoid
+
+#include "reference/super_clothoid/clothoid_fit.hpp"
+
+namespace hairsim::super_clothoid {
+namespace {
+
+TEST(SuperClothoidFit, HelixAndWavePolylinesAreFitted) {
+  // fit_polyline on points of a 4-turn helix (r = 1 cm, pitch 3 cm, 400 edges): a helix is a
+  // clothoid of zero slope, so 1, 3 and 8 elements all hold it; the fit starts from the
+  // polyline's parallel-transport curvatures (whose components turn with the torsion) and must
+  // find the constant one (coarse to fine: 1 element, then doubling): every point within 1e-6 m.
+  // A planar wave (amplitude 8 mm, wavelength 5 cm, 25 cm long, 300 edges) is no clothoid: the
+  // error falls with the elements, to 1e-4 m at 8 elements a wavelength. (With 1 or 2 per
+  // wavelength the fit settles far off, 1-2 cm: a least-squares fit of a curve it cannot follow
+  // has local minima.)
+  std::vector<Vec3> helix;
+  const double r = 0.01, c = 0.03 / (2 * M_PI);
+  for (int i = 0; i <= 400; ++i) {
+    const double a = 2 * M_PI * 4 * i / 400;
+    helix.push_back(Vec3(r * (std::cos(a) - 1), r * std::sin(a), -c * a));
+  }
+  for (int n : {1, 3, 8}) {
+    const ClothoidFit fit = fit_polyline(helix, n);
+    std::cout << "helix, " << n << " elements: max error " << fit.max_error << " m\n";
+    EXPECT_LE(fit.max_error, 1e-6) << n;
+  }
+  std::vector<Vec3> wave;
+  for (int i = 0; i <= 300; ++i) {
+    const double x = 0.25 * i / 300;
+    wave.push_back(Vec3(x, 0.008 * std::sin(2 * M_PI * x / 0.05), 0));
+  }
+  double previous = 1;
+  for (int n : {10, 20, 40}) {
+    const ClothoidFit fit = fit_polyline(wave, n);
+    std::cout << "wave, " << n << " elements: max error " << fit.max_error << " m\n";
+    EXPECT_LT(fit.max_error, previous);
+    previous = fit.max_error;
+  }
+  EXPECT_LE(previous, 1e-4);  // 40 elements: 8 per wavelength
+}
+
+}  // namespace
+}  // namespace hairsim::super_clothoid

@@ -117,30 +117,56 @@ std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
   return out;
 }
 
+namespace {
+
+// Element i's frame and Jacobian at s from its start's: R = R0 E, r = r0 + R0 p; d/dq through
+// the start (R0, r0) and, for the element's own six coordinates (nodes i and i + 1), E and p.
+FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::Tangents& t, int i) {
+  const Mat3& R0 = start.frame.R;
+  FrameJacobian j = start;
+  for (std::size_t q = 0; q < j.dR.size(); ++q) {
+    j.dr[q] += start.dR[q] * t.local.r;
+    j.dR[q] = start.dR[q] * t.local.R;
+  }
+  for (int c = 0; c < 6; ++c) {
+    const std::size_t q = std::size_t(3 * i + c);
+    j.dR[q] += R0 * t.d[c].R;
+    j.dr[q] += R0 * t.d[c].r;
+  }
+  j.frame = {R0 * t.local.R, start.frame.r + R0 * t.local.r};
+  return j;
+}
+
+}  // namespace
+
 FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s) {
   const std::vector<ClothoidElement> elements = chain(rod);
   const std::size_t n = 3 * rod.node_curvature.size();
   FrameJacobian j{rod.root, std::vector<Mat3>(n, Mat3::Zero()), std::vector<Vec3>(n, Vec3::Zero())};
   for (int i = 0; i <= element; ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
-    const ClothoidElement::Tangents t = e.local_tangents(i == element ? s : e.length());
-    const Mat3 R0 = j.frame.R;
-    const Vec3 r0 = j.frame.r;
-    // R = R0 E, r = r0 + R0 p; d/dq through the start (R0, r0) and, for the element's own six
-    // coordinates (nodes i and i + 1), through E and p.
-    for (std::size_t q = 0; q < n; ++q) {
-      const Mat3 dR0 = j.dR[q];
-      j.dr[q] += dR0 * t.local.r;
-      j.dR[q] = dR0 * t.local.R;
-    }
-    for (int c = 0; c < 6; ++c) {
-      const std::size_t q = std::size_t(3 * i + c);
-      j.dR[q] += R0 * t.d[c].R;
-      j.dr[q] += R0 * t.d[c].r;
-    }
-    j.frame = {R0 * t.local.R, r0 + R0 * t.local.r};
+    j = compose(j, e.local_tangents(i == element ? s : e.length()), i);
   }
   return j;
+}
+
+std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::vector<double>& s) {
+  const std::vector<ClothoidElement> elements = chain(rod);
+  const std::size_t n = 3 * rod.node_curvature.size();
+  FrameJacobian start{rod.root, std::vector<Mat3>(n, Mat3::Zero()),
+                      std::vector<Vec3>(n, Vec3::Zero())};
+  std::vector<FrameJacobian> out;
+  std::size_t k = 0;
+  double element_start = 0;
+  for (int i = 0; i < rod.elements(); ++i) {
+    const ClothoidElement& e = elements[std::size_t(i)];
+    const bool last = i + 1 == rod.elements();
+    for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k)
+      out.push_back(compose(start, e.local_tangents(s[k] - element_start), i));
+    start = compose(start, e.local_tangents(e.length()), i);
+    element_start += e.length();
+  }
+  return out;
 }
 
 std::vector<Vec3> centerline(const SuperClothoid& rod, int per_element) {

@@ -83,6 +83,8 @@ struct FrameJacobian {
   std::vector<Vec3> dr;
 };
 FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s);
+// The same at arc lengths `s` along the whole rod (ascending, in [0, L]), in one walk.
+std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::vector<double>& s);
 
 // `per_element` + 1 points on each element (ends included), element after element.
 std::vector<Vec3> centerline(const SuperClothoid& rod, int per_element);

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 #include "hairsim/error.hpp"
+#include "reference/super_clothoid/clothoid_fit.hpp"
 
 namespace hairsim::super_clothoid {
 namespace {
@@ -36,9 +38,7 @@ RestShape rest_shape(JsonReader& rod, const std::string& shape, const Vec3& orig
     return out;
   }
   if (shape != "helix")
-    rod.fail("shape",
-             "must be 'straight' or 'helix' for model 'super_clothoid' (fitting a "
-             "polyline: not yet)");
+    rod.fail("shape", "must be 'straight', 'helix' or 'polyline' for model 'super_clothoid'");
   const double radius = rod.number("radius", std::nullopt, "> 0", scene::positive);
   const double pitch = rod.number("pitch", std::nullopt, "> 0", scene::positive);
   const double turns = rod.number("turns", std::nullopt, "> 0", scene::positive);
@@ -71,15 +71,32 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   if (root != "clamped") rod.fail("root", "model 'super_clothoid' takes a clamped root only");
   if (tip != "free") rod.fail("tip", "model 'super_clothoid' takes a free tip only");
   const int elements = rod.integer("elements", 4, 1, 10000);
-  // The other models' sampling of the same shape; these shapes are exact here.
-  rod.integer("edges", 200, 2, 1000000);
-  const RestShape rest = rest_shape(rod, shape, origin, direction);
+  // Points a `polyline` is resampled to before the fit (straight and helix are exact).
+  const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, 1000000);
+  RestShape rest;
+  std::optional<ClothoidFit> fit;
+  if (shape == "polyline") {  // fitted by the elements (clothoid_fit.hpp)
+    const scene::RodShape line =
+        scene::parse_rod_shape(rod, shape, origin, direction.normalized(), edges, false, false);
+    fit = fit_polyline(line.x, elements);
+  } else {
+    rest = rest_shape(rod, shape, origin, direction);
+  }
   JsonReader root_motion = rod.object("root_motion");
   const ClampMotion motion = scene::parse_clamp_motion(root_motion);
   const Vec3 tip_force = rod.vec3("tip_force", Vec3::Zero());
   rod.finish();
-  sc.length = rest.length;
-  sc.rod = straight_rod(elements, rest.length, rest.curvature, rest.root);
+  if (fit) {
+    sc.length = 0;
+    for (double l : fit->shape.length) sc.length += l;
+    sc.rod = straight_rod(elements, sc.length, Vec3::Zero(), fit->shape.root);
+    sc.rod.shape = fit->shape;
+    sc.rod.rest_curvature = fit->shape.node_curvature;
+    sc.fit_error = fit->max_error;
+  } else {
+    sc.length = rest.length;
+    sc.rod = straight_rod(elements, rest.length, rest.curvature, rest.root);
+  }
   sc.rod.motion = motion;
   sc.rod.tip_force = tip_force;
 
@@ -166,7 +183,8 @@ nlohmann::json summary(const SuperClothoidScene& sc, int steps, const StaticRepo
         {"quadrature_points_per_element", sc.rod.quadrature},
         {"aps_bound", sc.rod.shape.summation.M},
         {"max_subintervals_per_element", subintervals},
-        {"max_series_terms", terms}}}};
+        {"max_series_terms", terms},
+        {"fit_max_error_m", sc.fit_error}}}};
   if (!sc.rod.colliders.empty()) out["contacts"] = touch.summary(sc.rod.colliders.size());
   if (st)
     out["static"] = {{"converged", st->converged},

@@ -14,6 +14,7 @@ struct SuperClothoidScene {
   ClothoidRod rod;
   scene::ObstacleGrids obstacle_grids;  // mesh obstacles' samples, which rod.colliders point at
   double length = 1;                    // m
+  double fit_error = 0;                 // m, a polyline fit's largest distance from its points
   double dt = 0;                        // s
   int steps = 0;
   bool static_mode = false;

@@ -11,6 +11,7 @@
 #include "reference/clamp_state.hpp"
 #include "reference/eigen_bridge.hpp"
 #include "reference/super_helix/step_system.hpp"
+#include "scene/rod_scene.hpp"
 #include "super_helix/helix_series.hpp"
 
 namespace hairsim::super_helix {
@@ -732,27 +733,6 @@ void polish_fit(Fit& fit, const std::vector<Vec3>& points, const std::vector<dou
 
 }  // namespace
 
-// Arc length of the smooth curve through the points: a chord of a curve of curvature κ spans
-// the arc |e| (1 + (κ|e|)²/24 + ...), κ from the turning angles at the chord's two ends
-// (2 tan(φ/2) over the mean edge length); the chords alone shorten a tight curl by L θ²/24.
-std::vector<double> arc_lengths(const std::vector<Vec3>& points) {
-  const std::size_t count = points.size();
-  std::vector<double> turning(count, 0.0);
-  for (std::size_t i = 1; i + 1 < count; ++i) {
-    const Vec3 a = points[i] - points[i - 1], b = points[i + 1] - points[i];
-    const double phi = std::atan2(a.cross(b).norm(), a.dot(b));
-    turning[i] = 2 * std::tan(phi / 2) / (0.5 * (a.norm() + b.norm()));
-  }
-  std::vector<double> s(count, 0.0);
-  for (std::size_t i = 1; i < count; ++i) {
-    const double chord = (points[i] - points[i - 1]).norm();
-    const double ends = (i >= 2 ? 1 : 0) + (i + 1 < count ? 1 : 0);
-    const double kappa = ends > 0 ? (turning[i - 1] + turning[i]) / ends : 0.0;
-    s[i] = s[i - 1] + chord * (1 + kappa * kappa * chord * chord / 24);
-  }
-  return s;
-}
-
 double longest_chain_length(const SuperHelix& rod) {
   double length = 0;
   for (const Element& e : rod.elements) length += e.length;
@@ -761,16 +741,11 @@ double longest_chain_length(const SuperHelix& rod) {
 
 // One level of the fit: the elements one after the other, then polished together.
 Fit fit_one_level(const std::vector<Vec3>& points, int elements) {
-  const std::vector<double> s = arc_lengths(points);
+  const std::vector<double> s = scene::smooth_arc_lengths(points);
   const double length = s.back(), ell = length / elements;
-  // Root frame: the tangent at the first point (the first edge turned back by half its angle to
-  // the second: exact on a circle) and any normal (the fit's twist absorbs the choice).
-  Vec3 t0 = (points[1] - points[0]).normalized();
-  if (points.size() >= 3) {
-    const Vec3 t1 = (points[2] - points[1]).normalized(), b = t0.cross(t1);
-    if (b.norm() > 1e-12)
-      t0 = Eigen::AngleAxisd(-0.5 * std::atan2(b.norm(), t0.dot(t1)), b.normalized()) * t0;
-  }
+  // Root frame: the polyline's tangent at its first point and any normal (the fit's twist absorbs
+  // the choice).
+  const Vec3 t0 = scene::root_tangent(points);
   Vec3 n1 = t0.cross(std::abs(t0.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY()).normalized();
   Mat3 frame;
   frame << t0, n1, t0.cross(n1);
@@ -850,7 +825,7 @@ Fit fit_polyline(const std::vector<Vec3>& points, int elements) {
     rod.elements.push_back({q - 1, ell, coarse.rod.curvature[c]});
     rod.curvature.push_back(coarse.rod.curvature[c]);
   }
-  polish_fit(fit, points, arc_lengths(points));
+  polish_fit(fit, points, scene::smooth_arc_lengths(points));
   return fit;
 }
 
