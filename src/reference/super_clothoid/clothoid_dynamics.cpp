@@ -1,6 +1,7 @@
 #include "reference/super_clothoid/clothoid_dynamics.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <cmath>
 
 #include "common/drag.hpp"
@@ -176,8 +177,30 @@ Dynamics dynamics(const ClothoidRod& rod, double t) {
 namespace {
 
 // The step's matrix A = M + h ν K + h² K factored, and q̈.
+// ∂A/∂q̇ (n x n) at time t: the inertial forces −G − A are a polynomial of degree 2 in q̇ (the
+// velocity products, and the clamp's Coriolis terms), so central differences of them are exact
+// to round-off; the drag's dependence on q̇ is included (it is linear).
+MatX inertia_jacobian(const ClothoidRod& rod, double t) {
+  const VecX qdot = rates(rod);
+  const int n = int(qdot.size());
+  MatX out(n, n);
+  ClothoidRod probe = rod;
+  for (int j = 0; j < n; ++j) {
+    const double eps = 1e-3 * std::max(1.0, qdot.cwiseAbs().maxCoeff());
+    VecX plus = qdot, minus = qdot;
+    plus(j) += eps, minus(j) -= eps;
+    set_rates(probe, plus);
+    const VecX fp = dynamics(probe, t).forces;
+    set_rates(probe, minus);
+    const VecX fm = dynamics(probe, t).forces;
+    out.col(j) = -(fp - fm) / (2 * eps);  // ∂(G + A − drag)/∂q̇
+  }
+  return out;
+}
+
+// The step's matrix A = M + h ν K + h² K (and h ∂A/∂q̇ with `implicit_inertia`) factored, and q̈.
 struct StepSolve {
-  Eigen::LDLT<MatX> a;
+  Eigen::PartialPivLU<MatX> a;
   VecX qddot;
 };
 StepSolve solve_step(const ClothoidRod& rod, double h) {
@@ -185,15 +208,18 @@ StepSolve solve_step(const ClothoidRod& rod, double h) {
   const MatX k = stiffness_matrix(rod);
   const VecX q = coordinates(rod), qdot = rates(rod), rest = gather(rod.rest_curvature);
   const double nu = rod.internal_friction;
+  MatX a = d.mass + (h * nu + h * h) * k;
+  // §7.2's option: A at first order in q̇, A(q̇ + h q̈) ≈ A(q̇) + h ∂A/∂q̇ q̈.
+  if (rod.implicit_inertia && h > 0) a += h * inertia_jacobian(rod, rod.time + h);
   StepSolve out;
-  out.a.compute(d.mass + (h * nu + h * h) * k);
+  out.a.compute(a);
   out.qddot = out.a.solve(d.forces - k * (q - rest) - (nu + h) * (k * qdot));
   return out;
 }
 
 // The contacts at the quadrature points for the rates `qdot` (the step's free ones), the clamp at
 // the step's end; their impulses added to qdot through A⁻¹.
-StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::LDLT<MatX>& a, double h,
+StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<MatX>& a, double h,
                             VecX& qdot) {
   ClothoidRod moving = rod;
   set_rates(moving, qdot);

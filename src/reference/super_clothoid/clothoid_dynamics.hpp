@@ -41,6 +41,9 @@ struct ClothoidRod {
   double contact_thickness = 0;
   int contact_sweeps = 1000;
   int quadrature = 8;  // Gauss-Legendre points per element
+  // §7.2's option for fast, nervous motions: the inertial term A implicit at first order in q̇
+  // (its Jacobian by differences, n evaluations of the forces a step: for tests and studies).
+  bool implicit_inertia = false;
   double time = 0;
 };
 

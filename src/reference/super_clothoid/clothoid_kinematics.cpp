@@ -36,7 +36,9 @@ ClothoidElement::ClothoidElement(const Frame& start, double length, const Vec3& 
     if (!(sigma + reach < length_)) break;
     frames_.push_back(at(sigma + reach));
     sigma_.push_back(sigma + reach);
-    if (sigma_.size() > 100000) throw Error("element", "needs more than 100000 subintervals");
+    if (sigma_.size() > 1000)  // λ ≈ 10⁴ over one element: the curvature has diverged
+      throw RunFailure("element",
+                       "the curvature diverged (an element needs more than 1000 APS subintervals)");
   }
 }
 

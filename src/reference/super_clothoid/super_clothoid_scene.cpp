@@ -116,6 +116,7 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
   sc.rod.shape.summation.M = solver.number("aps_bound", 10.0, "> 0", scene::positive);
   sc.rod.contact_sweeps = solver.integer("contact_sweeps", 1000, 1, 1'000'000);
+  sc.rod.implicit_inertia = solver.boolean("implicit_inertia", false);
   solver.finish();
 
   // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
@@ -184,7 +185,8 @@ nlohmann::json summary(const SuperClothoidScene& sc, int steps, const StaticRepo
         {"aps_bound", sc.rod.shape.summation.M},
         {"max_subintervals_per_element", subintervals},
         {"max_series_terms", terms},
-        {"fit_max_error_m", sc.fit_error}}}};
+        {"fit_max_error_m", sc.fit_error},
+        {"implicit_inertia", sc.rod.implicit_inertia}}}};
   if (!sc.rod.colliders.empty()) out["contacts"] = touch.summary(sc.rod.colliders.size());
   if (st)
     out["static"] = {{"converged", st->converged},
