@@ -552,7 +552,7 @@ TEST(SuperClothoidScenes, HairDrapesOverTheMeshHeadAsTheSuperHelix) {
 TEST(SuperClothoidScenes, ImplicitInertiaKeepsANervousShakeStable) {
   // §7.2: "for fast and nervous motions, impliciting the term A at first order in q̇ furthermore
   // increased stability". super_clothoid_curl.json shaken harder (5 cm at 4 Hz) at Δt = 20 ms,
-  // 0.8 s: with A explicit the curvature diverges (measured at step 29: the run fails, exit 1,
+  // 0.8 s: with A explicit the curvature diverges (measured at step 14: the run fails, exit 1,
   // naming the step); with solver.implicit_inertia the run completes, its tip within the curl's
   // length of the clamp. Reproduced.
   test::ScratchDir dir;
