@@ -181,6 +181,38 @@ Vec3 root_tangent(const std::vector<Vec3>& points) {
   return t0;
 }
 
+ReducedRun parse_reduced_run(JsonReader& top, const std::string& model, const std::string& scheme,
+                             double length, const Stiffness& k, const Vec3& gravity,
+                             const std::filesystem::path& dir, ObstacleGrids& grids) {
+  ReducedRun run;
+  // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
+  const double time_scale = std::sqrt(k.linear_density * std::pow(length, 4) / k.bending);
+  const double weight = k.linear_density * length * gravity.norm();
+  const double moment_scale = weight > 0 ? weight * length : k.bending / length;
+  JsonReader time = top.object("time");
+  const std::string integrator = time.string("integrator", "semi_implicit");
+  if (integrator != "semi_implicit")
+    time.fail("integrator",
+              "model '" + model + "' steps semi-implicit Euler only (" + scheme + ")");
+  JsonReader st = top.object("static");
+  run.static_mode = st.boolean("enabled", false);
+  run.dt = time.number("dt", 1e-3 * time_scale, "> 0", scene::positive);
+  run.steps = time.integer("steps", run.static_mode ? 0 : 1000, 0, 1'000'000'000);
+  time.finish();
+  run.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
+  st.finish();
+  for (JsonReader& o : top.objects("obstacles"))
+    run.colliders.push_back(parse_obstacle(o, dir, grids));
+  if (run.static_mode && !run.colliders.empty())
+    top.fail("obstacles", "static mode does not take obstacles with model '" + model +
+                              "' (run the dynamics with internal friction to rest instead)");
+  run.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
+  JsonReader output = top.object("output");
+  run.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
+  output.finish();
+  return run;
+}
+
 void require_reference_backend(JsonReader& top, const std::string& model) {
   const std::string backend = top.string("backend", "reference");
   if (backend != "reference")

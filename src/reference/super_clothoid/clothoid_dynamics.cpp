@@ -10,6 +10,7 @@
 #include "reference/contact_impulses.hpp"
 #include "reference/eigen_bridge.hpp"
 #include "reference/gauss_legendre.hpp"
+#include "reference/newton_statics.hpp"
 
 namespace hairsim::super_clothoid {
 namespace {
@@ -315,50 +316,14 @@ double potential(const ClothoidRod& rod) {
 }  // namespace
 
 StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations) {
-  StaticReport report;
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
-  const int n = 3 * int(rod.shape.node_curvature.size());
-  const MatX k = stiffness_matrix(rod);
-  for (report.iterations = 0; report.iterations < max_iterations; ++report.iterations) {
-    const VecX q = coordinates(rod), g = static_forces(rod);
-    report.residual = g.norm();
-    if (!std::isfinite(report.residual)) break;
-    if (report.residual <= tolerance) {
-      report.converged = true;
-      break;
-    }
-    // The potential's Hessian, −∂g/∂q, by central differences (symmetrised).
-    MatX hessian(n, n);
-    for (int j = 0; j < n; ++j) {
-      const double h = 1e-6 * std::max(1.0, std::abs(q(j)));
-      VecX qp = q, qm = q;
-      qp(j) += h, qm(j) -= h;
-      set_coordinates(rod, qp);
-      const VecX gp = static_forces(rod);
-      set_coordinates(rod, qm);
-      const VecX gm = static_forces(rod);
-      hessian.col(j) = -(gp - gm) / (2 * h);
-    }
-    set_coordinates(rod, q);
-    hessian = 0.5 * (hessian + hessian.transpose()).eval();
-    Eigen::LDLT<MatX> ldlt(hessian);
-    VecX dq = ldlt.solve(g);
-    if (ldlt.info() != Eigen::Success || !(dq.dot(g) > 0) || !dq.allFinite())
-      dq = k.ldlt().solve(g);  // a stiffness-scaled gradient step
-    // Armijo's condition on the potential, or, with the wind's drag (a load that turns with the
-    // rod: no potential), on the forces' norm.
-    const bool conservative = rod.wind.isZero() || (rod.drag_normal == 0 && rod.drag_tangent == 0);
-    const double v0 = potential(rod);
-    double alpha = 1;
-    for (int halving = 0; halving < 40; ++halving, alpha /= 2) {
-      set_coordinates(rod, q + alpha * dq);
-      const bool better =
-          conservative ? potential(rod) <= v0 - 1e-4 * alpha * g.dot(dq) + 1e-13 * std::abs(v0)
-                       : static_forces(rod).norm() < (1 - 1e-4 * alpha) * report.residual;
-      if (better || alpha < 1e-10) break;
-    }
-  }
-  return report;
+  const Eigen::LDLT<MatX> k(stiffness_matrix(rod));
+  // The wind's drag turns with the rod: no potential.
+  const bool conservative = rod.wind.isZero() || (rod.drag_normal == 0 && rod.drag_tangent == 0);
+  return reference::newton_statics(
+      [&] { return coordinates(rod); }, [&](const VecX& q) { set_coordinates(rod, q); },
+      [&] { return static_forces(rod); }, [&] { return potential(rod); }, conservative,
+      [&](const VecX& g) -> VecX { return k.solve(g); }, tolerance, max_iterations);
 }
 
 }  // namespace hairsim::super_clothoid

@@ -12,6 +12,7 @@
 
 #include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
+#include "reference/newton_statics.hpp"
 #include "reference/super_clothoid/clothoid_kinematics.hpp"
 
 namespace hairsim::super_clothoid {
@@ -91,11 +92,7 @@ Energies energies(const ClothoidRod& rod);
 
 // Static equilibrium under gravity: Newton on −G − K(q − q⁰) = 0 (Hessian by central differences
 // of the forces, a line search on the potential), until the forces' norm is below `tolerance`.
-struct StaticReport {
-  bool converged = false;
-  int iterations = 0;
-  double residual = 0;
-};
+using StaticReport = reference::StaticReport;
 StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations = 100);
 
 // The tip (the last element's end).

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "hairsim/error.hpp"
+#include "reference/levenberg_marquardt.hpp"
 #include "scene/rod_scene.hpp"
 
 namespace hairsim::super_clothoid {
@@ -71,28 +72,7 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
     const double angle = rotation.norm();
     rod.root.R = angle > 0 ? Mat3(Eigen::AngleAxisd(angle, rotation / angle) * base) : base;
   };
-  VecX r, r_next;
-  MatX jac, jac_next;
-  residual(r, jac);
-  double lambda = 1e-3;
-  for (int it = 0; it < 200; ++it) {
-    // lazyProduct: a small product, kept out of Eigen's OpenMP GEMM (slow on busy cores).
-    const MatX jtj = jac.transpose().lazyProduct(jac);
-    MatX a = jtj;
-    a.diagonal() += lambda * (jtj.diagonal().array() + 1e-12).matrix();
-    const VecX k = get();
-    set(k - a.ldlt().solve(jac.transpose() * r));
-    residual(r_next, jac_next);
-    if (r_next.norm() < r.norm()) {
-      const bool small_gain = r.norm() - r_next.norm() < 1e-13 * r.norm();
-      r = r_next, jac = jac_next, lambda = std::max(lambda / 4, 1e-12);
-      if (small_gain) break;
-    } else {
-      set(k);
-      lambda *= 8;
-      if (lambda > 1e12) break;
-    }
-  }
+  const VecX r = reference::levenberg_marquardt(get, set, residual);
   fit.max_error = 0;
   for (std::size_t i = 0; i < points.size(); ++i)
     fit.max_error = std::max(fit.max_error, r.segment<3>(3 * Eigen::Index(i)).norm());

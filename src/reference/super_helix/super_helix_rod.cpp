@@ -10,6 +10,8 @@
 #include "hairsim/error.hpp"
 #include "reference/clamp_state.hpp"
 #include "reference/eigen_bridge.hpp"
+#include "reference/levenberg_marquardt.hpp"
+#include "reference/newton_statics.hpp"
 #include "reference/super_helix/step_system.hpp"
 #include "scene/rod_scene.hpp"
 #include "super_helix/helix_series.hpp"
@@ -597,52 +599,12 @@ double potential(const SuperHelix& rod) {
 }  // namespace
 
 StaticReport solve_static(SuperHelix& rod, double tolerance, int max_iterations) {
-  StaticReport report;
-  const int n = rod.coordinate_count();
-  for (report.iterations = 0; report.iterations < max_iterations; ++report.iterations) {
-    VecX q = coordinates(rod);
-    const VecX g = static_forces(rod);
-    report.residual = g.norm();
-    if (!std::isfinite(report.residual)) break;
-    if (report.residual <= tolerance) {
-      report.converged = true;
-      break;
-    }
-    // Hessian of the potential, −∂g/∂q, by central differences (symmetrised).
-    MatX hessian(n, n);
-    const VecX scale = stiffness_diagonal(rod);
-    for (int j = 0; j < n; ++j) {
-      const double step = 1e-6 * std::max(1.0, std::abs(q(j)));
-      VecX qp = q, qm = q;
-      qp(j) += step, qm(j) -= step;
-      set_coordinates(rod, qp);
-      const VecX gp = static_forces(rod);
-      set_coordinates(rod, qm);
-      const VecX gm = static_forces(rod);
-      hessian.col(j) = -(gp - gm) / (2 * step);
-    }
-    set_coordinates(rod, q);
-    hessian = 0.5 * (hessian + hessian.transpose()).eval();
-    // Newton's direction where the Hessian is positive definite, else a stiffness-scaled
-    // gradient step; then halve until the potential decreases.
-    Eigen::LDLT<MatX> ldlt(hessian);
-    VecX dq = ldlt.solve(g);
-    if (ldlt.info() != Eigen::Success || !(dq.dot(g) > 0) || !dq.allFinite())
-      dq = g.cwiseQuotient(scale);
-    // The potential with Armijo's condition (a couple at an end has no potential: then the
-    // generalized forces' norm) and the potential's round-off as slack near the solution.
-    const bool conservative = rod.end_moment.empty();
-    const double v0 = potential(rod);
-    double alpha = 1;
-    for (int halving = 0; halving < 40; ++halving, alpha /= 2) {
-      set_coordinates(rod, q + alpha * dq);
-      const bool better =
-          conservative ? potential(rod) <= v0 - 1e-4 * alpha * g.dot(dq) + 1e-13 * std::abs(v0)
-                       : static_forces(rod).norm() < (1 - 1e-4 * alpha) * report.residual;
-      if (better || alpha < 1e-10) break;
-    }
-  }
-  return report;
+  const VecX scale = stiffness_diagonal(rod);
+  return reference::newton_statics(
+      [&] { return coordinates(rod); }, [&](const VecX& q) { set_coordinates(rod, q); },
+      [&] { return static_forces(rod); }, [&] { return potential(rod); },
+      rod.end_moment.empty(),  // a couple at an end has no potential
+      [&](const VecX& g) -> VecX { return g.cwiseQuotient(scale); }, tolerance, max_iterations);
 }
 
 }  // namespace hairsim::super_helix
@@ -700,31 +662,7 @@ void polish_fit(Fit& fit, const std::vector<Vec3>& points, const std::vector<dou
     rod.root_frame =
         angle > 0 ? Mat3(Eigen::AngleAxisd(angle, root_rotation / angle) * base_frame) : base_frame;
   };
-  VecX r, r_next;
-  MatX jac, jac_next;
-  residual(r, jac);
-  double lambda = 1e-3;
-  for (int it = 0; it < 200; ++it) {
-    // lazyProduct: a small product, kept out of Eigen's OpenMP-parallel GEMM (which, on two
-    // busy cores, spent 95 % of the fit's time spinning).
-    const MatX jtj = jac.transpose().lazyProduct(jac);
-    MatX a = jtj;
-    a.diagonal() += lambda * (jtj.diagonal().array() + 1e-12).matrix();
-    const VecX k = get();
-    const VecX next = k - a.ldlt().solve(jac.transpose() * r);
-    set(next);
-    residual(r_next, jac_next);
-    if (r_next.norm() < r.norm()) {
-      const bool small_gain = r.norm() - r_next.norm() < 1e-13 * r.norm();
-      r = r_next, jac = jac_next, lambda = std::max(lambda / 4, 1e-12);
-      if (small_gain) break;
-    } else {
-      set(k);
-      lambda *= 8;
-      if (lambda > 1e12) break;
-    }
-  }
-  residual(r, jac);
+  const VecX r = reference::levenberg_marquardt(get, set, residual);
   fit.max_error = 0;
   for (std::size_t i = 0; i < points.size(); ++i)
     fit.max_error = std::max(fit.max_error, r.segment<3>(3 * int(i)).norm());

@@ -19,6 +19,7 @@
 #include "common/colliders.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/gauss_legendre.hpp"
+#include "reference/newton_statics.hpp"
 
 namespace hairsim::super_helix {
 
@@ -177,11 +178,7 @@ double max_penetration(const SuperHelix& rod);
 // Static equilibrium under gravity and the end forces (velocities set to 0): Newton on the
 // potential energy with a Hessian by central differences of the generalized forces and a
 // backtracking line search, until the generalized forces' norm is below `tolerance` (N m).
-struct StaticReport {
-  bool converged = false;
-  int iterations = 0;
-  double residual = 0;
-};
+using StaticReport = reference::StaticReport;
 StaticReport solve_static(SuperHelix& rod, double tolerance, int max_iterations = 200);
 
 }  // namespace hairsim::super_helix

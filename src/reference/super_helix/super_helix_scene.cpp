@@ -125,33 +125,13 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
   sc.rod.contact_sweeps = solver.integer("contact_sweeps", 1000, 1, 1'000'000);
   solver.finish();
 
-  // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
-  const double time_scale = std::sqrt(k.linear_density * std::pow(sc.length, 4) / k.bending);
-  const double weight = k.linear_density * sc.length * sc.rod.gravity.norm();
-  const double moment_scale = weight > 0 ? weight * sc.length : k.bending / sc.length;
-  JsonReader time = top.object("time");
-  const std::string integrator = time.string("integrator", "semi_implicit");
-  if (integrator != "semi_implicit")
-    time.fail("integrator", "model 'super_helix' steps semi-implicit Euler only ([BAC*06])");
-  JsonReader st = top.object("static");
-  sc.static_mode = st.boolean("enabled", false);
-  sc.dt = time.number("dt", 1e-3 * time_scale, "> 0", scene::positive);
-  sc.steps = time.integer("steps", sc.static_mode ? 0 : 1000, 0, 1'000'000'000);
-  time.finish();
-  sc.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
-  st.finish();
-  // Obstacles: velocity-level contacts every step (super_helix_rod.hpp), keeping the centreline
-  // `contact_thickness` outside (default the material radius). Statics do not see them.
-  for (JsonReader& o : top.objects("obstacles"))
-    sc.rod.colliders.push_back(scene::parse_obstacle(o, dir, sc.obstacle_grids));
-  if (sc.static_mode && !sc.rod.colliders.empty())
-    top.fail("obstacles",
-             "static mode does not take obstacles with model 'super_helix' (run "
-             "the dynamics with internal friction to rest instead)");
-  sc.rod.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
-  JsonReader output = top.object("output");
-  sc.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
-  output.finish();
+  // Time, statics, obstacles (velocity-level contacts: super_helix_rod.hpp) and output.
+  const scene::ReducedRun run = scene::parse_reduced_run(top, "super_helix", "[BAC*06]", sc.length,
+                                                         k, sc.rod.gravity, dir, sc.obstacle_grids);
+  sc.dt = run.dt, sc.steps = run.steps, sc.static_mode = run.static_mode;
+  sc.static_tolerance = run.static_tolerance, sc.trace_every = run.trace_every;
+  sc.rod.colliders = run.colliders;
+  sc.rod.contact_thickness = run.contact_thickness;
   top.finish();
   return sc;
 }
