@@ -183,7 +183,9 @@ Vec3 root_tangent(const std::vector<Vec3>& points) {
 
 ReducedRun parse_reduced_run(JsonReader& top, const std::string& model, const std::string& scheme,
                              double length, const Stiffness& k, const Vec3& gravity,
-                             const std::filesystem::path& dir, ObstacleGrids& grids) {
+                             const std::filesystem::path& dir, ObstacleGrids& grids,
+                             std::vector<kernels::Collider<double>>& colliders,
+                             double& contact_thickness) {
   ReducedRun run;
   // The rod's time scale T = sqrt(ρS L⁴ / EI) and force scale (its weight, or EI / L).
   const double time_scale = std::sqrt(k.linear_density * std::pow(length, 4) / k.bending);
@@ -201,12 +203,11 @@ ReducedRun parse_reduced_run(JsonReader& top, const std::string& model, const st
   time.finish();
   run.static_tolerance = st.number("tolerance", 1e-12 * moment_scale, "> 0", scene::positive);
   st.finish();
-  for (JsonReader& o : top.objects("obstacles"))
-    run.colliders.push_back(parse_obstacle(o, dir, grids));
-  if (run.static_mode && !run.colliders.empty())
+  for (JsonReader& o : top.objects("obstacles")) colliders.push_back(parse_obstacle(o, dir, grids));
+  if (run.static_mode && !colliders.empty())
     top.fail("obstacles", "static mode does not take obstacles with model '" + model +
                               "' (run the dynamics with internal friction to rest instead)");
-  run.contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
+  contact_thickness = top.number("contact_thickness", k.radius, ">= 0", scene::non_negative);
   JsonReader output = top.object("output");
   run.trace_every = output.integer("trace_every", 0, 0, 1'000'000'000);
   output.finish();

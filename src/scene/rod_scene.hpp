@@ -69,20 +69,20 @@ void reject_fields(JsonReader& r, std::initializer_list<const char*> keys, const
 // (semi-implicit Euler only, `scheme` naming its source in the error; dt default 1e-3 T with
 // T = √(ρS L⁴ / EI); steps default 1000, 0 in static mode), "static" (enabled; tolerance on the
 // generalized forces, default 1e-12 W L, W the weight or EI / L² without gravity), "obstacles"
-// (any type; refused in static mode), "contact_thickness" (default the material's radius) and
-// "output.trace_every". Reads and finishes "time", "static" and "output".
+// (any type, into `colliders`; refused in static mode), "contact_thickness" (default the
+// material's radius) and "output.trace_every". Reads and finishes "time", "static" and "output".
 struct ReducedRun {
   double dt = 0;
   int steps = 0;
   bool static_mode = false;
   double static_tolerance = 0;  // N m
-  std::vector<kernels::Collider<double>> colliders;
-  double contact_thickness = 0;
   int trace_every = 0;
 };
 ReducedRun parse_reduced_run(JsonReader& top, const std::string& model, const std::string& scheme,
                              double length, const Stiffness& k, const Vec3& gravity,
-                             const std::filesystem::path& dir, ObstacleGrids& grids);
+                             const std::filesystem::path& dir, ObstacleGrids& grids,
+                             std::vector<kernels::Collider<double>>& colliders,
+                             double& contact_thickness);
 
 // The contacts over a run of a model with velocity-level contacts (super_helix, super_clothoid):
 // the deepest point after any step (m) and the largest contact problem, as summary.json's

@@ -15,15 +15,23 @@
 namespace hairsim::super_clothoid {
 namespace {
 
-// What the chain carries from element to element: the frame at an element's start, its
-// Jacobian in every coordinate, its velocity and its velocity-product acceleration.
-struct StartState {
-  Frame frame;
-  std::vector<Mat3> dR;
-  std::vector<Vec3> dr;
+// The motion the chain carries from element to element, with q̈ = 0: the frame's velocity and
+// acceleration and the centreline's (the clamp's and the velocity products).
+struct ChainMotion {
   Mat3 R_dot = Mat3::Zero(), R_ddot = Mat3::Zero();
   Vec3 r_dot = Vec3::Zero(), r_ddot = Vec3::Zero();
 };
+
+// Element i's motion at a point from its start's (R0, the start's motion `s`) and its own (E, p
+// and their local motion m): differentiating R = R0 E and r = r0 + R0 p twice in time,
+// Ṙ = Ṙ0 E + R0 Ė, R̈ = R̈0 E + 2 Ṙ0 Ė + R0 Ë, ṙ = ṙ0 + Ṙ0 p + R0 ṗ, r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈.
+ChainMotion compose_motion(const Mat3& R0, const ChainMotion& s, const Frame& local,
+                           const ClothoidElement::Motion& m) {
+  return {s.R_dot * local.R + R0 * m.velocity.R,
+          s.R_ddot * local.R + 2 * s.R_dot * m.velocity.R + R0 * m.acceleration.R,
+          s.r_dot + s.R_dot * local.r + R0 * m.velocity.r,
+          s.r_ddot + s.R_ddot * local.r + 2 * s.R_dot * m.velocity.r + R0 * m.acceleration.r};
+}
 
 // What a quadrature point gives: its weight (m), position, Jacobian J (3 x n), velocity, unit
 // tangent and acceleration with q̈ = 0 (the clamp's and the velocity products, q̇ ∂²r/∂q² q̇).
@@ -39,39 +47,30 @@ struct Point {
 template <class Visit, class Tip>
 void visit_points(const ClothoidRod& rod, double time, Visit&& visit, Tip&& tip) {
   const std::vector<ClothoidElement> elements = chain(rod.shape);
-  const int n = 3 * int(rod.shape.node_curvature.size());
+  const std::size_t n = 3 * rod.shape.node_curvature.size();
   const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
   // The chain starts at the clamp: R0, r0, Ṙ0 = [ω]× R0, R̈0 = ([α]× + [ω]×²) R0, ṙ0, r̈0.
   const reference::ClampState clamp =
       reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, time);
-  StartState start{{clamp.frame, clamp.point},
-                   std::vector<Mat3>(std::size_t(n), Mat3::Zero()),
-                   std::vector<Vec3>(std::size_t(n), Vec3::Zero())};
+  FrameJacobian start{{clamp.frame, clamp.point},
+                      std::vector<Mat3>(n, Mat3::Zero()),
+                      std::vector<Vec3>(n, Vec3::Zero())};
   const Mat3 w = bridge::cross_matrix(clamp.angular_velocity);
-  start.R_dot = w * clamp.frame;
-  start.R_ddot = (bridge::cross_matrix(clamp.angular_acceleration) + w * w) * clamp.frame;
-  start.r_dot = clamp.velocity;
-  start.r_ddot = clamp.acceleration;
-  MatX J(3, n);
+  ChainMotion motion{w * clamp.frame,
+                     (bridge::cross_matrix(clamp.angular_acceleration) + w * w) * clamp.frame,
+                     clamp.velocity, clamp.acceleration};
+  MatX J;
   for (int i = 0; i < rod.shape.elements(); ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
     const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
                &rate_b = rod.curvature_rate[std::size_t(i) + 1];
     const Mat3& R0 = start.frame.R;
-    // The point at s: r = r0 + R0 p; J = dr0 + dR0 p (+ R0 dp for the element's coordinates);
-    // ṙ = ṙ0 + Ṙ0 p + R0 ṗ; r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈.
     auto point = [&](double weight, const ClothoidElement::Tangents& tg,
                      const ClothoidElement::Motion& m) {
-      for (int q = 0; q < n; ++q)
-        J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * tg.local.r;
-      for (int c = 0; c < 6; ++c) J.col(3 * i + c) += R0 * tg.d[c].r;
-      return Point{weight,
-                   start.frame.r + R0 * tg.local.r,
-                   J,
-                   start.r_dot + start.R_dot * tg.local.r + R0 * m.velocity.r,
-                   R0 * tg.local.R.col(0),
-                   start.r_ddot + start.R_ddot * tg.local.r + 2 * start.R_dot * m.velocity.r +
-                       R0 * m.acceleration.r};
+      compose_point_jacobian(start, tg, i, J);
+      const ChainMotion pm = compose_motion(R0, motion, tg.local, m);
+      return Point{weight,   start.frame.r + R0 * tg.local.r, J,
+                   pm.r_dot, R0 * tg.local.R.col(0),          pm.r_ddot};
     };
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
       const double s = rule.nodes[g] * e.length();
@@ -82,24 +81,8 @@ void visit_points(const ClothoidRod& rod, double time, Visit&& visit, Tip&& tip)
     const ClothoidElement::Tangents t = e.local_tangents(e.length());
     const ClothoidElement::Motion m = e.local_motion(e.length(), rate_a, rate_b);
     if (i + 1 == rod.shape.elements()) tip(point(0, t, m).J);
-    StartState next;
-    next.frame = {R0 * t.local.R, start.frame.r + R0 * t.local.r};
-    next.dR.resize(std::size_t(n));
-    next.dr.resize(std::size_t(n));
-    for (int q = 0; q < n; ++q) {
-      next.dR[std::size_t(q)] = start.dR[std::size_t(q)] * t.local.R;
-      next.dr[std::size_t(q)] = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * t.local.r;
-    }
-    for (int c = 0; c < 6; ++c) {
-      next.dR[std::size_t(3 * i + c)] += R0 * t.d[c].R;
-      next.dr[std::size_t(3 * i + c)] += R0 * t.d[c].r;
-    }
-    next.R_dot = start.R_dot * t.local.R + R0 * m.velocity.R;
-    next.r_dot = start.r_dot + start.R_dot * t.local.r + R0 * m.velocity.r;
-    next.R_ddot = start.R_ddot * t.local.R + 2 * start.R_dot * m.velocity.R + R0 * m.acceleration.R;
-    next.r_ddot = start.r_ddot + start.R_ddot * t.local.r + 2 * start.R_dot * m.velocity.r +
-                  R0 * m.acceleration.r;
-    start = std::move(next);
+    motion = compose_motion(R0, motion, t.local, m);
+    start = compose(start, t, i);
   }
 }
 
@@ -268,6 +251,7 @@ StepReport step(ClothoidRod& rod, double dt) {
 }
 
 double max_penetration(const ClothoidRod& rod) {
+  if (rod.colliders.empty()) return 0;
   double deepest = 0;
   visit_points(
       rod, rod.time,

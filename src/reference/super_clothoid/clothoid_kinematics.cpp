@@ -119,27 +119,28 @@ std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
   return out;
 }
 
-namespace {
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::Tangents& t, int i,
+                            Eigen::MatrixXd& J) {
+  const int n = int(start.dr.size());
+  J.resize(3, n);
+  for (int q = 0; q < n; ++q)
+    J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * t.local.r;
+  for (int c = 0; c < 6; ++c) J.col(3 * i + c) += start.frame.R * t.d[c].r;
+}
 
-// Element i's frame and Jacobian at s from its start's: R = R0 E, r = r0 + R0 p; d/dq through
-// the start (R0, r0) and, for the element's own six coordinates (nodes i and i + 1), E and p.
 FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::Tangents& t, int i) {
   const Mat3& R0 = start.frame.R;
   FrameJacobian j = start;
+  Eigen::MatrixXd J;
+  compose_point_jacobian(start, t, i, J);
   for (std::size_t q = 0; q < j.dR.size(); ++q) {
-    j.dr[q] += start.dR[q] * t.local.r;
+    j.dr[q] = J.col(Eigen::Index(q));
     j.dR[q] = start.dR[q] * t.local.R;
   }
-  for (int c = 0; c < 6; ++c) {
-    const std::size_t q = std::size_t(3 * i + c);
-    j.dR[q] += R0 * t.d[c].R;
-    j.dr[q] += R0 * t.d[c].r;
-  }
+  for (int c = 0; c < 6; ++c) j.dR[std::size_t(3 * i + c)] += R0 * t.d[c].R;
   j.frame = {R0 * t.local.R, start.frame.r + R0 * t.local.r};
   return j;
 }
-
-}  // namespace
 
 FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s) {
   const std::vector<ClothoidElement> elements = chain(rod);

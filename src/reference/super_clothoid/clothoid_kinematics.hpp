@@ -83,6 +83,13 @@ struct FrameJacobian {
   std::vector<Vec3> dr;
 };
 FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s);
+// The composition along the chain (§6.5) of element i's own frame and derivatives `t` (from an
+// identity start) with its start's: R = R0 E, r = r0 + R0 p; d/dq through the start and, for the
+// element's six coordinates (nodes i and i + 1), through E and p. And its centreline Jacobian
+// alone, as 3 x n columns (without copying the start's).
+FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::Tangents& t, int element);
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::Tangents& t,
+                            int element, Eigen::MatrixXd& J);
 // The same at arc lengths `s` along the whole rod (ascending, in [0, L]), in one walk.
 std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::vector<double>& s);
 

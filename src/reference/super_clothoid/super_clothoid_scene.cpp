@@ -1,13 +1,12 @@
 #include "reference/super_clothoid/super_clothoid_scene.hpp"
 
 #include <Eigen/Geometry>  // cross, unitOrthogonal
-#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <optional>
-#include <sstream>
 
 #include "hairsim/error.hpp"
+#include "reference/reduced_scene_run.hpp"
 #include "reference/super_clothoid/clothoid_fit.hpp"
 
 namespace hairsim::super_clothoid {
@@ -120,100 +119,45 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   solver.finish();
 
   // Time, statics, obstacles (velocity-level contacts: clothoid_dynamics.hpp) and output.
-  const scene::ReducedRun run = scene::parse_reduced_run(top, "super_clothoid", "§7.2", sc.length,
-                                                         k, sc.rod.gravity, dir, sc.obstacle_grids);
-  sc.dt = run.dt, sc.steps = run.steps, sc.static_mode = run.static_mode;
-  sc.static_tolerance = run.static_tolerance, sc.trace_every = run.trace_every;
-  sc.rod.colliders = run.colliders;
-  sc.rod.contact_thickness = run.contact_thickness;
+  sc.run =
+      scene::parse_reduced_run(top, "super_clothoid", "§7.2", sc.length, k, sc.rod.gravity, dir,
+                               sc.obstacle_grids, sc.rod.colliders, sc.rod.contact_thickness);
   top.finish();
   return sc;
 }
 
 namespace {
 
-nlohmann::json array(const Vec3& v) {
-  return nlohmann::json::array({v.x(), v.y(), v.z()});
-}
-
-nlohmann::json summary(const SuperClothoidScene& sc, int steps, const StaticReport* st,
-                       const scene::ContactTally& touch, double wall) {
-  const Energies e = energies(sc.rod);
+nlohmann::json summary(const SuperClothoidScene& sc, const reference::ReducedOutcome& outcome) {
   int subintervals = 0, terms = 0;
   for (const ClothoidElement& element : chain(sc.rod.shape)) {
     subintervals = std::max(subintervals, element.subintervals());
     element.end();
     terms = std::max(terms, element.most_terms());
   }
-  nlohmann::json out = {
-      {"model", "super_clothoid"},
-      {"backend", "reference"},
-      {"mode", sc.static_mode ? "static" : "dynamic"},
-      {"integrator", "semi_implicit"},
-      {"steps", steps},
-      {"dt_s", sc.dt},
-      {"wall_time_s", wall},
-      {"energies_J", {{"kinetic", e.kinetic}, {"elastic", e.elastic}, {"gravity", e.gravity}}},
-      {"finite", true},
-      {"length_m", sc.length},
-      {"clamp_point_m", array(sc.rod.shape.root.r)},
-      {"tip_position_m", array(tip(sc.rod))},
-      {"solver",
-       {{"elements", sc.rod.shape.elements()},
-        {"coordinates", 3 * int(sc.rod.shape.node_curvature.size())},
-        {"quadrature_points_per_element", sc.rod.quadrature},
-        {"aps_bound", sc.rod.shape.summation.M},
-        {"max_subintervals_per_element", subintervals},
-        {"max_series_terms", terms},
-        {"fit_max_error_m", sc.fit_error},
-        {"implicit_inertia", sc.rod.implicit_inertia}}}};
-  if (!sc.rod.colliders.empty()) out["contacts"] = touch.summary(sc.rod.colliders.size());
-  if (st)
-    out["static"] = {{"converged", st->converged},
-                     {"newton_iterations", st->iterations},
-                     {"residual_N_m", st->residual}};
+  nlohmann::json out =
+      reference::reduced_summary("super_clothoid", sc.run, outcome, energies(sc.rod), sc.length,
+                                 sc.rod.shape.root.r, tip(sc.rod), sc.rod.colliders.size());
+  out["solver"] = {{"elements", sc.rod.shape.elements()},
+                   {"coordinates", 3 * int(sc.rod.shape.node_curvature.size())},
+                   {"quadrature_points_per_element", sc.rod.quadrature},
+                   {"aps_bound", sc.rod.shape.summation.M},
+                   {"max_subintervals_per_element", subintervals},
+                   {"max_series_terms", terms},
+                   {"fit_max_error_m", sc.fit_error},
+                   {"implicit_inertia", sc.rod.implicit_inertia}};
   return out;
 }
 
 }  // namespace
 
 scene::SceneRun run_super_clothoid_scene(SuperClothoidScene& sc) {
-  const auto start = std::chrono::steady_clock::now();
-  std::ostringstream trace;
-  trace.precision(10);
-  auto trace_row = [&](int s) {
-    const Energies e = energies(sc.rod);
-    const Vec3 t = tip(sc.rod);
-    trace << s << "," << sc.rod.time << "," << t.x() << "," << t.y() << "," << t.z() << ","
-          << e.kinetic << "," << e.elastic << "," << e.gravity << "\n";
-  };
-  if (sc.trace_every > 0) {
-    trace << "step,time_s,tip_x_m,tip_y_m,tip_z_m,kinetic_J,elastic_J,gravity_J\n";
-    trace_row(0);
-  }
-  int steps = 0;
-  scene::ContactTally touch;
-  try {
-    for (; steps < sc.steps; ++steps) {
-      const StepReport r = step(sc.rod, sc.dt);
-      if (!sc.rod.colliders.empty()) touch.add(r, max_penetration(sc.rod));
-      if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
-    }
-  } catch (const RunFailure& e) {
-    throw RunFailure("strand 0, step " + std::to_string(steps + 1), e.why());
-  }
-  StaticReport st;
-  if (sc.static_mode) {
-    st = solve_static(sc.rod, sc.static_tolerance);
-    if (!st.converged)
-      throw RunFailure("static", "no equilibrium after " + std::to_string(st.iterations) +
-                                     " Newton iterations (generalized force " +
-                                     std::to_string(st.residual) + " N m)");
-  }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {summary(sc, steps, sc.static_mode ? &st : nullptr, touch, wall),
-          sc.trace_every > 0 ? trace.str() : std::string()};
+  ClothoidRod& rod = sc.rod;
+  const reference::ReducedOutcome outcome = reference::run_reduced_scene(
+      sc.run, [&] { return step(rod, sc.run.dt); }, [&] { return max_penetration(rod); },
+      [&] { return rod.time; }, [&] { return tip(rod); }, [&] { return energies(rod); },
+      [&](double tolerance) { return solve_static(rod, tolerance); });
+  return {summary(sc, outcome), outcome.trace_csv};
 }
 
 StrandSet rod_strands(const SuperClothoidScene& sc) {

@@ -15,12 +15,8 @@ struct SuperClothoidScene {
   scene::ObstacleGrids obstacle_grids;  // mesh obstacles' samples, which rod.colliders point at
   double length = 1;                    // m
   double fit_error = 0;                 // m, a polyline fit's largest distance from its points
-  double dt = 0;                        // s
-  int steps = 0;
-  bool static_mode = false;
-  double static_tolerance = 0;  // N m, on the generalized forces
-  int trace_every = 0;
-  int samples_per_element = 8;  // centreline points per element in --final
+  scene::ReducedRun run;                // time step, steps, static mode, trace
+  int samples_per_element = 8;          // centreline points per element in --final
 };
 
 // Throws Error naming the JSON path of the first bad or unknown field.

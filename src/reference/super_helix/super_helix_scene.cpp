@@ -1,11 +1,10 @@
 #include "reference/super_helix/super_helix_scene.hpp"
 
 #include <Eigen/Geometry>  // cross
-#include <chrono>
 #include <cmath>
-#include <sstream>
 
 #include "hairsim/error.hpp"
+#include "reference/reduced_scene_run.hpp"
 
 namespace hairsim::super_helix {
 namespace {
@@ -126,12 +125,9 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
   solver.finish();
 
   // Time, statics, obstacles (velocity-level contacts: super_helix_rod.hpp) and output.
-  const scene::ReducedRun run = scene::parse_reduced_run(top, "super_helix", "[BAC*06]", sc.length,
-                                                         k, sc.rod.gravity, dir, sc.obstacle_grids);
-  sc.dt = run.dt, sc.steps = run.steps, sc.static_mode = run.static_mode;
-  sc.static_tolerance = run.static_tolerance, sc.trace_every = run.trace_every;
-  sc.rod.colliders = run.colliders;
-  sc.rod.contact_thickness = run.contact_thickness;
+  sc.run =
+      scene::parse_reduced_run(top, "super_helix", "[BAC*06]", sc.length, k, sc.rod.gravity, dir,
+                               sc.obstacle_grids, sc.rod.colliders, sc.rod.contact_thickness);
   top.finish();
   return sc;
 }
@@ -153,80 +149,34 @@ std::vector<Vec3> tips(const SuperHelix& rod) {
   return out;
 }
 
-nlohmann::json summary(const SuperHelixScene& sc, int steps, const StaticReport* st,
-                       const scene::ContactTally& touch, double wall) {
-  const Energies e = energies(sc.rod);
+nlohmann::json summary(const SuperHelixScene& sc, const reference::ReducedOutcome& outcome) {
+  const std::vector<Vec3> leaf_tips = tips(sc.rod);
+  nlohmann::json out =
+      reference::reduced_summary("super_helix", sc.run, outcome, energies(sc.rod), sc.length,
+                                 sc.rod.root_point, leaf_tips.back(), sc.rod.colliders.size());
   nlohmann::json tip_list = nlohmann::json::array();
-  for (const Vec3& t : tips(sc.rod)) tip_list.push_back(array(t));
-  nlohmann::json out = {
-      {"model", "super_helix"},
-      {"backend", "reference"},
-      {"mode", sc.static_mode ? "static" : "dynamic"},
-      {"integrator", "semi_implicit"},
-      {"steps", steps},
-      {"dt_s", sc.dt},
-      {"wall_time_s", wall},
-      {"energies_J", {{"kinetic", e.kinetic}, {"elastic", e.elastic}, {"gravity", e.gravity}}},
-      {"finite", true},
-      {"length_m", sc.length},
-      {"clamp_point_m", array(sc.rod.root_point)},
-      {"tip_position_m", array(tips(sc.rod).back())},
-      {"tips_m", tip_list},
-      {"solver",
-       {{"method", sc.method == Method::recursive ? "recursive" : "composite"},
-        {"paper_first_pass", sc.paper_first_pass},
-        {"twist", sc.rod.twist == Twist::frozen ? "frozen" : "free"},
-        {"elements", sc.rod.elements.size()},
-        {"coordinates", sc.rod.coordinate_count()},
-        {"quadrature_points_per_element", sc.rod.quadrature},
-        {"fit_max_error_m", sc.fit_error}}}};
-  if (!sc.rod.colliders.empty()) out["contacts"] = touch.summary(sc.rod.colliders.size());
-  if (st)
-    out["static"] = {{"converged", st->converged},
-                     {"newton_iterations", st->iterations},
-                     {"residual_N_m", st->residual}};
+  for (const Vec3& t : leaf_tips) tip_list.push_back(array(t));
+  out["tips_m"] = tip_list;
+  out["solver"] = {{"method", sc.method == Method::recursive ? "recursive" : "composite"},
+                   {"paper_first_pass", sc.paper_first_pass},
+                   {"twist", sc.rod.twist == Twist::frozen ? "frozen" : "free"},
+                   {"elements", sc.rod.elements.size()},
+                   {"coordinates", sc.rod.coordinate_count()},
+                   {"quadrature_points_per_element", sc.rod.quadrature},
+                   {"fit_max_error_m", sc.fit_error}};
   return out;
 }
 
 }  // namespace
 
 scene::SceneRun run_super_helix_scene(SuperHelixScene& sc) {
-  const auto start = std::chrono::steady_clock::now();
-  std::ostringstream trace;
-  trace.precision(10);
-  auto trace_row = [&](int s) {
-    const Energies e = energies(sc.rod);
-    const Vec3 tip = tips(sc.rod).back();
-    trace << s << "," << sc.rod.time << "," << tip.x() << "," << tip.y() << "," << tip.z() << ","
-          << e.kinetic << "," << e.elastic << "," << e.gravity << "\n";
-  };
-  if (sc.trace_every > 0) {
-    trace << "step,time_s,tip_x_m,tip_y_m,tip_z_m,kinetic_J,elastic_J,gravity_J\n";
-    trace_row(0);
-  }
-  int steps = 0;
-  scene::ContactTally touch;
-  try {
-    for (; steps < sc.steps; ++steps) {
-      const StepReport r = step(sc.rod, sc.dt, sc.method, sc.paper_first_pass);
-      touch.add(r, max_penetration(sc.rod));
-      if (sc.trace_every > 0 && (steps + 1) % sc.trace_every == 0) trace_row(steps + 1);
-    }
-  } catch (const RunFailure& e) {
-    throw RunFailure("strand 0, step " + std::to_string(steps + 1), e.why());
-  }
-  StaticReport st;
-  if (sc.static_mode) {
-    st = solve_static(sc.rod, sc.static_tolerance);
-    if (!st.converged)
-      throw RunFailure("static", "no equilibrium after " + std::to_string(st.iterations) +
-                                     " Newton iterations (generalized force " +
-                                     std::to_string(st.residual) + " N m)");
-  }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {summary(sc, steps, sc.static_mode ? &st : nullptr, touch, wall),
-          sc.trace_every > 0 ? trace.str() : std::string()};
+  SuperHelix& rod = sc.rod;
+  const reference::ReducedOutcome outcome = reference::run_reduced_scene(
+      sc.run, [&] { return step(rod, sc.run.dt, sc.method, sc.paper_first_pass); },
+      [&] { return max_penetration(rod); }, [&] { return rod.time; },
+      [&] { return tips(rod).back(); }, [&] { return energies(rod); },
+      [&](double tolerance) { return solve_static(rod, tolerance); });
+  return {summary(sc, outcome), outcome.trace_csv};
 }
 
 StrandSet rod_strands(const SuperHelixScene& sc) {

@@ -15,13 +15,9 @@ struct SuperHelixScene {
   scene::ObstacleGrids obstacle_grids;  // mesh obstacles' samples, which rod.colliders point at
   Method method = Method::recursive;
   bool paper_first_pass = false;
-  double length = 1;     // m (the longest root-to-tip path)
-  double fit_error = 0;  // m, the fit's largest distance from the rest polyline
-  double dt = 0;         // s
-  int steps = 0;
-  bool static_mode = false;
-  double static_tolerance = 0;  // N m, on the generalized forces
-  int trace_every = 0;
+  double length = 1;            // m (the longest root-to-tip path)
+  double fit_error = 0;         // m, the fit's largest distance from the rest polyline
+  scene::ReducedRun run;        // time step, steps, static mode, trace
   int samples_per_element = 8;  // centreline points per element in --final
 };
 
