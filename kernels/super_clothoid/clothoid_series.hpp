@@ -91,96 +91,96 @@ HS_HD ClothoidFrame<T> sum_series(const ClothoidFrame<T>& start, T s, const Vect
   return sum;
 }
 
-// The series of a frame together with its derivatives along C directions of the curvature
-// (§7.1, eq. 15): for a perturbation δκ(s) = a + b s of κ on the piece, D = ∂R solves
-// D' = D [κ]× + R [δκ]× and d = ∂r solves d' = D e0, whose general terms follow
-//   D̃n+1 = s/(n+1) (D̃n [κ̂0]× + s D̃n−1 [γ]× + R̃n [a]× + s R̃n−1 [b]×),  d̃n+1 = s/(n+1) D̃n e0,
-// from D̃0 = D(0), d̃0 = d(0) (the derivatives at the piece's start). Summed until the last two
-// terms of R and of every D fall below the precision (times max(1, s) for D).
+// The state carried along an element: the frame, its derivatives along C directions of the
+// curvature (§7.1, eq. 15), and its motion as the curvature moves without accelerating (κ̈ = 0:
+// the velocity and the velocity-product part of the acceleration, the q̇ ∂²r/∂q² q̇ of eq. 6).
 template <class T, int C>
-HS_HD void sum_series_tangents(ClothoidFrame<T>& frame, ClothoidFrame<T> (&tangent)[C], T s,
-                               const Vector3<T>& kappa0, const Vector3<T>& gamma,
-                               const Vector3<T> (&a)[C], const Vector3<T> (&b)[C], int max_terms,
-                               int& terms) {
-  const Matrix3<T> K = cross_matrix(kappa0), G = cross_matrix(gamma);
+struct ClothoidState {
+  ClothoidFrame<T> frame, tangent[C], velocity, acceleration;
+};
+
+// How the curvature varies on a piece of length s (t from the piece's start): κ = κ̂0 + γ t, the
+// C directions δκc = ac + bc t, the rate κ̇ = av + bv t.
+template <class T, int C>
+struct PieceCurvature {
+  Vector3<T> kappa0, gamma, a[C], b[C], rate_a, rate_b;
+};
+
+// One APS piece summed from the state at its start, which `x` becomes the state at its end; and
+// every general term of the centreline's series handed to `record(n, r̃n, k̃n, d̃n[C], ṽn, ãn)`
+// (position, unit tangent R̃n e0, the C derivatives, velocity, acceleration; scaled terms
+// ṽn = vn sⁿ, term 0 the start's), which the dynamics integrate (§7.1). Differentiating
+// R' = R[κ]× along a direction and in time gives D' = D[κ]× + R[δκ]×, Ṙ' = Ṙ[κ]× + R[κ̇]× and
+// R̈' = R̈[κ]× + 2Ṙ[κ̇]×, the centrelines' x' = X e0; their general terms follow eq. (10)'s:
+//   X̃n+1 = s/(n+1) (X̃n [κ̂0]× + s X̃n−1 [γ]× + F̃n [a]× + s F̃n−1 [b]×),  x̃n+1 = s/(n+1) X̃n e0,
+// forced by F = 0 for R, R for D and Ṙ, 2Ṙ for R̈ (X̃−1 = 0). Summed until the last two terms of
+// R fall below the precision and those of D, Ṙ, R̈ below it relative to max(1, s, their sums).
+// `terms` returns the matrix terms added, at most `max_terms`. Without `Moving` the motion is
+// taken as zero (no rate, at rest at the start) and its products skipped.
+template <bool Moving, class T, int C, class Record>
+HS_HD void expand_piece(ClothoidState<T, C>& x, T s, const PieceCurvature<T, C>& k, int max_terms,
+                        int& terms, Record&& record) {
+  const Matrix3<T> K = cross_matrix(k.kappa0), G = cross_matrix(k.gamma);
+  const Matrix3<T> Av = cross_matrix(k.rate_a), Bv = cross_matrix(k.rate_b);
   const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
-  const T d_eps = eps * fmax(T(1), s);
-  Matrix3<T> A[C], B[C], d_prev[C], d_cur[C];
   auto e0 = [](const Matrix3<T>& m) { return Vector3<T>{m(0, 0), m(1, 0), m(2, 0)}; };
-  Matrix3<T> prev = frame.R, cur = s * (frame.R * K);
+  Matrix3<T> A[C], B[C];
+  // (previous, current) general terms of R, D, Ṙ, R̈.
+  Matrix3<T> r0 = Matrix3<T>::zero(), r1 = x.frame.R, d0[C], d1[C];
+  Matrix3<T> v0 = Matrix3<T>::zero(), v1 = x.velocity.R, w0 = Matrix3<T>::zero(),
+             w1 = x.acceleration.R;
+  Vector3<T> dn[C];
   for (int c = 0; c < C; ++c) {
-    A[c] = cross_matrix(a[c]), B[c] = cross_matrix(b[c]);
-    d_prev[c] = tangent[c].R;
-    d_cur[c] = s * (tangent[c].R * K + frame.R * A[c]);  // D̃1 (no n−1 terms)
-    tangent[c].r += s * e0(d_prev[c]);
-    tangent[c].R += d_cur[c];
+    A[c] = cross_matrix(k.a[c]), B[c] = cross_matrix(k.b[c]);
+    d0[c] = Matrix3<T>::zero(), d1[c] = x.tangent[c].R;
+    dn[c] = x.tangent[c].r;
   }
-  frame.r += s * e0(prev);
-  frame.R += cur;
-  terms = 2;
-  for (int n = 1; n + 1 < max_terms; ++n) {
-    // Terms n + 1 (from n and n − 1; `cur` is R̃n, `prev` R̃n−1).
+  record(0, x.frame.r, e0(r1), dn, x.velocity.r, x.acceleration.r);
+  terms = 1;
+  for (int n = 0; n + 1 < max_terms; ++n) {
     const T step = s / T(n + 1);
-    frame.r += step * e0(cur);
-    const Matrix3<T> next = step * (cur * K + s * (prev * G));
-    bool small = max_norm(next) < eps && max_norm(cur) < eps;
-    for (int c = 0; c < C; ++c) {
-      tangent[c].r += step * e0(d_cur[c]);
-      const Matrix3<T> d_next =
-          step * (d_cur[c] * K + s * (d_prev[c] * G) + cur * A[c] + s * (prev * B[c]));
-      tangent[c].R += d_next;
-      small = small && max_norm(d_next) < d_eps && max_norm(d_cur[c]) < d_eps;
-      d_prev[c] = d_cur[c];
-      d_cur[c] = d_next;
+    const Vector3<T> rn = step * e0(r1), vn = step * e0(v1), an = step * e0(w1);
+    const Matrix3<T> r2 = step * (r1 * K + s * (r0 * G));
+    x.frame.r += rn;
+    x.frame.R += r2;
+    Matrix3<T> v2 = Matrix3<T>::zero(), w2 = Matrix3<T>::zero();
+    if constexpr (Moving) {
+      v2 = step * (v1 * K + s * (v0 * G) + r1 * Av + s * (r0 * Bv));
+      w2 = step * (w1 * K + s * (w0 * G) + T(2) * (v1 * Av + s * (v0 * Bv)));
+      x.velocity.r += vn, x.acceleration.r += an;
+      x.velocity.R += v2, x.acceleration.R += w2;
     }
-    frame.R += next;
+    // Small enough to stop: checked lazily (R first), as the norms cost as much as the products.
+    const T scale = fmax(fmax(T(1), s), fmax(max_norm(x.velocity.R), max_norm(x.acceleration.R)));
+    const T tolerance = eps * scale;
+    bool small = max_norm(r2) < eps && max_norm(r1) < eps &&
+                 (!Moving || fmax(fmax(max_norm(v2), max_norm(w2)),
+                                  fmax(max_norm(v1), max_norm(w1))) < tolerance);
+    for (int c = 0; c < C; ++c) {
+      dn[c] = step * e0(d1[c]);
+      const Matrix3<T> d2 = step * (d1[c] * K + s * (d0[c] * G) + r1 * A[c] + s * (r0 * B[c]));
+      x.tangent[c].r += dn[c];
+      x.tangent[c].R += d2;
+      small = small && max_norm(d2) < tolerance && max_norm(d1[c]) < tolerance;
+      d0[c] = d1[c];
+      d1[c] = d2;
+    }
+    record(n + 1, rn, e0(r2), dn, vn, an);
     ++terms;
-    prev = cur;
-    cur = next;
+    r0 = r1, v0 = v1, w0 = w1;
+    r1 = r2, v1 = v2, w1 = w2;
     if (small) break;
   }
 }
 
-// A frame with its first two time derivatives as the curvature moves at κ̇(s) = a + b s on the
-// piece and does not accelerate (κ̈ = 0: the velocity-product part of the acceleration, the
-// q̇ ∂²r/∂q² q̇ of eq. 6). Differentiating R' = R[κ]× in time: Ṙ' = Ṙ[κ]× + R[κ̇]× and
-// R̈' = R̈[κ]× + 2Ṙ[κ̇]×; ṙ' = Ṙ e0, r̈' = R̈ e0. General terms as sum_series_tangents', the
-// second derivative forced by twice the first's:
-//   V̈n+1 = s/(n+1) (V̈n [κ̂0]× + s V̈n−1 [γ]× + 2 (V̇n [a]× + s V̇n−1 [b]×)).
-template <class T>
-struct ClothoidMotion {
-  ClothoidFrame<T> frame, velocity, acceleration;
-};
-
-template <class T>
-HS_HD void sum_series_motion(ClothoidMotion<T>& m, T s, const Vector3<T>& kappa0,
-                             const Vector3<T>& gamma, const Vector3<T>& a, const Vector3<T>& b,
-                             int max_terms, int& terms) {
-  const Matrix3<T> K = cross_matrix(kappa0), G = cross_matrix(gamma);
-  const Matrix3<T> A = cross_matrix(a), B = cross_matrix(b);
-  const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
-  auto e0 = [](const Matrix3<T>& x) { return Vector3<T>{x(0, 0), x(1, 0), x(2, 0)}; };
-  // (previous, current) general terms of R, Ṙ, R̈.
-  Matrix3<T> r0 = m.frame.R, v0 = m.velocity.R, w0 = m.acceleration.R;
-  Matrix3<T> r1 = s * (r0 * K), v1 = s * (v0 * K + r0 * A), w1 = s * (w0 * K + T(2) * (v0 * A));
-  m.frame.r += s * e0(r0), m.velocity.r += s * e0(v0), m.acceleration.r += s * e0(w0);
-  m.frame.R += r1, m.velocity.R += v1, m.acceleration.R += w1;
-  terms = 2;
-  for (int n = 1; n + 1 < max_terms; ++n) {
-    const T step = s / T(n + 1);
-    m.frame.r += step * e0(r1), m.velocity.r += step * e0(v1), m.acceleration.r += step * e0(w1);
-    const Matrix3<T> r2 = step * (r1 * K + s * (r0 * G));
-    const Matrix3<T> v2 = step * (v1 * K + s * (v0 * G) + r1 * A + s * (r0 * B));
-    const Matrix3<T> w2 = step * (w1 * K + s * (w0 * G) + T(2) * (v1 * A + s * (v0 * B)));
-    m.frame.R += r2, m.velocity.R += v2, m.acceleration.R += w2;
-    ++terms;
-    const T scale = fmax(T(1), fmax(max_norm(m.velocity.R), max_norm(m.acceleration.R)));
-    const bool small = max_norm(r2) < eps && max_norm(r1) < eps &&
-                       fmax(max_norm(v2), max_norm(w2)) < eps * scale &&
-                       fmax(max_norm(v1), max_norm(w1)) < eps * scale;
-    r0 = r1, v0 = v1, w0 = w1;
-    r1 = r2, v1 = v2, w1 = w2;
-    if (small) break;
+// The Cauchy product of two series of scaled terms (na and nb of them) under a bilinear `op`:
+// the na + nb − 1 terms c̃n = Σk+m=n op(ãk, b̃m) written to `c` (Fig. 7).
+template <class A, class B, class C, class Op>
+HS_HD void multiply_series(const A* a, int na, const B* b, int nb, C* c, Op&& op) {
+  for (int n = 0; n + 1 < na + nb; ++n) {
+    const int first = n < nb ? 0 : n - nb + 1, last = n < na ? n : na - 1;
+    c[n] = op(a[first], b[n - first]);
+    for (int k = first + 1; k <= last; ++k) c[n] += op(a[k], b[n - k]);
   }
 }
 

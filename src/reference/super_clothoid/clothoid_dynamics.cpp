@@ -11,6 +11,7 @@
 #include "reference/eigen_bridge.hpp"
 #include "reference/gauss_legendre.hpp"
 #include "reference/newton_statics.hpp"
+#include "super_clothoid/clothoid_series.hpp"
 
 namespace hairsim::super_clothoid {
 namespace {
@@ -23,14 +24,38 @@ struct ChainMotion {
 };
 
 // Element i's motion at a point from its start's (R0, the start's motion `s`) and its own (E, p
-// and their local motion m): differentiating R = R0 E and r = r0 + R0 p twice in time,
+// and their local motion in `local`): differentiating R = R0 E and r = r0 + R0 p twice in time,
 // Ṙ = Ṙ0 E + R0 Ė, R̈ = R̈0 E + 2 Ṙ0 Ė + R0 Ë, ṙ = ṙ0 + Ṙ0 p + R0 ṗ, r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈.
-ChainMotion compose_motion(const Mat3& R0, const ChainMotion& s, const Frame& local,
-                           const ClothoidElement::Motion& m) {
-  return {s.R_dot * local.R + R0 * m.velocity.R,
-          s.R_ddot * local.R + 2 * s.R_dot * m.velocity.R + R0 * m.acceleration.R,
-          s.r_dot + s.R_dot * local.r + R0 * m.velocity.r,
-          s.r_ddot + s.R_ddot * local.r + 2 * s.R_dot * m.velocity.r + R0 * m.acceleration.r};
+ChainMotion compose_motion(const Mat3& R0, const ChainMotion& s, const ClothoidElement::State& m) {
+  return {s.R_dot * m.local.R + R0 * m.velocity.R,
+          s.R_ddot * m.local.R + 2 * s.R_dot * m.velocity.R + R0 * m.acceleration.R,
+          s.r_dot + s.R_dot * m.local.r + R0 * m.velocity.r,
+          s.r_ddot + s.R_ddot * m.local.r + 2 * s.R_dot * m.velocity.r + R0 * m.acceleration.r};
+}
+
+// The chain walked from the clamp at `time`: before each element, its start's frame, Jacobian
+// and motion (q̈ = 0).
+struct ChainWalk {
+  FrameJacobian start;
+  ChainMotion motion;
+};
+ChainWalk chain_start(const ClothoidRod& rod, double time) {
+  const std::size_t n = 3 * rod.shape.node_curvature.size();
+  // R0, r0 of the clamp, Ṙ0 = [ω]× R0, R̈0 = ([α]× + [ω]×²) R0, ṙ0, r̈0.
+  const reference::ClampState clamp =
+      reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, time);
+  const Mat3 w = bridge::cross_matrix(clamp.angular_velocity);
+  return {
+      {{clamp.frame, clamp.point},
+       std::vector<Mat3>(n, Mat3::Zero()),
+       std::vector<Vec3>(n, Vec3::Zero())},
+      {w * clamp.frame, (bridge::cross_matrix(clamp.angular_acceleration) + w * w) * clamp.frame,
+       clamp.velocity, clamp.acceleration}};
+}
+// Past element i, whose local state at its end is `end`.
+void advance(ChainWalk& walk, const ClothoidElement::State& end, int i) {
+  walk.motion = compose_motion(walk.start.frame.R, walk.motion, end);
+  walk.start = compose(walk.start, end, i);
 }
 
 // What a quadrature point gives: its weight (m), position, Jacobian J (3 x n), velocity, unit
@@ -42,48 +67,183 @@ struct Point {
   Vec3 velocity, tangent, acceleration;
 };
 
-// Visits every quadrature point of every element with the clamp at `time`, then gives the tip's
-// Jacobian to `tip`.
-template <class Visit, class Tip>
-void visit_points(const ClothoidRod& rod, double time, Visit&& visit, Tip&& tip) {
+// Visits every quadrature point of every element with the clamp at `time`; returns the tip's
+// Jacobian.
+template <class Visit>
+MatX visit_points(const ClothoidRod& rod, double time, Visit&& visit) {
   const std::vector<ClothoidElement> elements = chain(rod.shape);
-  const std::size_t n = 3 * rod.shape.node_curvature.size();
   const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
-  // The chain starts at the clamp: R0, r0, Ṙ0 = [ω]× R0, R̈0 = ([α]× + [ω]×²) R0, ṙ0, r̈0.
-  const reference::ClampState clamp =
-      reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, time);
-  FrameJacobian start{{clamp.frame, clamp.point},
-                      std::vector<Mat3>(n, Mat3::Zero()),
-                      std::vector<Vec3>(n, Vec3::Zero())};
-  const Mat3 w = bridge::cross_matrix(clamp.angular_velocity);
-  ChainMotion motion{w * clamp.frame,
-                     (bridge::cross_matrix(clamp.angular_acceleration) + w * w) * clamp.frame,
-                     clamp.velocity, clamp.acceleration};
+  ChainWalk walk = chain_start(rod, time);
   MatX J;
   for (int i = 0; i < rod.shape.elements(); ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
     const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
                &rate_b = rod.curvature_rate[std::size_t(i) + 1];
-    const Mat3& R0 = start.frame.R;
-    auto point = [&](double weight, const ClothoidElement::Tangents& tg,
-                     const ClothoidElement::Motion& m) {
-      compose_point_jacobian(start, tg, i, J);
-      const ChainMotion pm = compose_motion(R0, motion, tg.local, m);
-      return Point{weight,   start.frame.r + R0 * tg.local.r, J,
-                   pm.r_dot, R0 * tg.local.R.col(0),          pm.r_ddot};
-    };
+    const Mat3& R0 = walk.start.frame.R;
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
-      const double s = rule.nodes[g] * e.length();
-      visit(point(rule.weights[g] * e.length(), e.local_tangents(s),
-                  e.local_motion(s, rate_a, rate_b)));
+      const ClothoidElement::State m = e.local_state(rule.nodes[g] * e.length(), rate_a, rate_b);
+      compose_point_jacobian(walk.start, m, i, J);
+      const ChainMotion pm = compose_motion(R0, walk.motion, m);
+      visit(Point{rule.weights[g] * e.length(), walk.start.frame.r + R0 * m.local.r, J, pm.r_dot,
+                  R0 * m.local.R.col(0), pm.r_ddot});
     }
-    // The next element's start: this one's end.
-    const ClothoidElement::Tangents t = e.local_tangents(e.length());
-    const ClothoidElement::Motion m = e.local_motion(e.length(), rate_a, rate_b);
-    if (i + 1 == rod.shape.elements()) tip(point(0, t, m).J);
-    motion = compose_motion(R0, motion, t.local, m);
-    start = compose(start, t, i);
+    const ClothoidElement::State end = e.local_state(e.length(), rate_a, rate_b);
+    if (i + 1 == rod.shape.elements()) compose_point_jacobian(walk.start, end, i, J);
+    advance(walk, end, i);
   }
+  return J;
+}
+
+// The world force density along a piece as a series (scaled terms, N/m): gravity and the
+// velocity-product inertia ρS (g − r̈), and the air's drag −cn u − (ct − cn) k (k·u) on
+// u = ṙ − wind, k the unit tangent (resistive force theory: kernels/common/drag.hpp), its
+// products by Cauchy products (§7.1).
+std::vector<Vec3> force_series(const ClothoidRod& rod, const Mat3& R0, const ChainMotion& start,
+                               const ClothoidElement::PieceSeries& piece) {
+  const std::size_t n = piece.r.size();
+  const double rho = rod.linear_density;
+  std::vector<Vec3> f(n), velocity(n), tangent(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    // r̈ = r̈0 + R̈0 p + 2 Ṙ0 ṗ + R0 p̈ and ṙ = ṙ0 + Ṙ0 p + R0 ṗ, term by term.
+    f[j] = -rho * (start.R_ddot * piece.r[j] + 2 * start.R_dot * piece.velocity[j] +
+                   R0 * piece.acceleration[j]);
+    velocity[j] = start.R_dot * piece.r[j] + R0 * piece.velocity[j];
+    tangent[j] = R0 * piece.tangent[j];
+  }
+  f[0] += rho * (rod.gravity - start.r_ddot);
+  velocity[0] += start.r_dot - rod.wind;
+  if (rod.drag_normal == 0 && rod.drag_tangent == 0) return f;
+  auto dot = [](const Vec3& a, const Vec3& b) -> double { return a.dot(b); };
+  auto scale = [](const Vec3& a, double b) -> Vec3 { return a * b; };
+  const int terms = int(n);
+  std::vector<double> along(2 * n - 1);
+  std::vector<Vec3> axial(3 * n - 2);
+  kernels::super_clothoid::multiply_series(tangent.data(), terms, velocity.data(), terms,
+                                           along.data(), dot);
+  kernels::super_clothoid::multiply_series(tangent.data(), terms, along.data(), 2 * terms - 1,
+                                           axial.data(), scale);
+  f.resize(axial.size(), Vec3::Zero());
+  for (std::size_t k = 0; k < axial.size(); ++k) {
+    f[k] -= (rod.drag_tangent - rod.drag_normal) * axial[k];
+    if (k < velocity.size()) f[k] -= rod.drag_normal * velocity[k];
+  }
+  return f;
+}
+
+// An element's integrals (§7.1) in its own frame, p its centreline from an identity start,
+// dc = ∂p/∂(its six coordinates), f the world force density: ∫ p, ∫ p pᵀ, ∫ dc, ∫ p dcᵀ,
+// ∫ dc·dd; ∫ f, ∫ p fᵀ, ∫ dc·R0ᵀ f.
+struct ElementIntegrals {
+  Vec3 p = Vec3::Zero();
+  Mat3 pp = Mat3::Zero();
+  Vec3 d[6];
+  Mat3 pd[6];
+  Eigen::Matrix<double, 6, 6> dd = Eigen::Matrix<double, 6, 6>::Zero();
+  Vec3 f = Vec3::Zero();
+  Mat3 pf = Mat3::Zero();
+  Eigen::Matrix<double, 6, 1> df = Eigen::Matrix<double, 6, 1>::Zero();
+  ElementIntegrals() {
+    for (int c = 0; c < 6; ++c) d[c].setZero(), pd[c].setZero();
+  }
+};
+
+// A piece's share. Every integral is one of a product of two series, the Cauchy product
+// integrated term by term: ∫₀ʰ a bᵀ = h Σk,m ãk b̃mᵀ / (k + m + 1) (§7.1, Fig. 7), for all pairs
+// at once as h X H Yᵀ with X, Y the series' terms as columns and H the Hilbert matrix
+// Hkm = 1/(k + m + 1).
+void add_piece(ElementIntegrals& in, const ClothoidRod& rod, const Mat3& R0,
+               const ChainMotion& start, const ClothoidElement::PieceSeries& piece) {
+  const double h = piece.length;
+  const Eigen::Index n = Eigen::Index(piece.r.size());
+  const std::vector<Vec3> f = force_series(rod, R0, start, piece);
+  const Eigen::Index nf = Eigen::Index(f.size());
+  // Rows: p, then d0..d5 (21 scalar series); the force density in the element's frame R0ᵀ f.
+  MatX x(21, n), force(3, nf);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    x.col(k).head<3>() = piece.r[std::size_t(k)];
+    for (int c = 0; c < 6; ++c) x.col(k).segment<3>(3 + 3 * c) = piece.d[c][std::size_t(k)];
+  }
+  for (Eigen::Index k = 0; k < nf; ++k) force.col(k) = R0.transpose() * f[std::size_t(k)];
+  const Eigen::Index wide = std::max(n, nf);
+  MatX hilbert(n, wide);
+  for (Eigen::Index k = 0; k < n; ++k)
+    for (Eigen::Index m = 0; m < wide; ++m) hilbert(k, m) = h / double(k + m + 1);
+  const MatX xh = x * hilbert.leftCols(n);
+  const MatX gram = xh * x.transpose();                                  // ∫ x xᵀ
+  const MatX with_force = x * hilbert.leftCols(nf) * force.transpose();  // ∫ x (R0ᵀ f)ᵀ
+  in.p += xh.topRows<3>().col(0);  // ∫ x = h Σ x̃k/(k + 1): H's first column
+  in.f += R0 * (force * hilbert.row(0).head(nf).transpose());
+  in.pp += gram.topLeftCorner<3, 3>();
+  in.pf += with_force.topRows<3>() * R0.transpose();
+  for (int c = 0; c < 6; ++c) {
+    in.d[c] += xh.middleRows<3>(3 + 3 * c).col(0);
+    in.pd[c] += gram.block<3, 3>(0, 3 + 3 * c);
+    in.df(c) += with_force.block<3, 3>(3 + 3 * c, 0).trace();
+    for (int e = 0; e <= c; ++e) in.dd(c, e) += gram.block<3, 3>(3 + 3 * c, 3 + 3 * e).trace();
+  }
+}
+
+// Element i's share of M and of the generalized forces from its integrals: with J(s) = U +
+// Σj pj(s) Vj + R0 D(s) S (U: the start's ∂r0/∂q, Vj: column j of its ∂R0/∂q, D the element's
+// own derivatives placed at its six coordinates by S),
+//   ∫ Jᵀ J = ℓ UᵀU + Σj ∫pj (UᵀVj + VjᵀU) + Σjk ∫pj pk VjᵀVk + the element's rows and columns,
+//   ∫ Jᵀ f = Uᵀ∫f + Σj Vjᵀ ∫pj f + S ∫ D·R0ᵀ f.
+void assemble(Dynamics& d, const ElementIntegrals& in, const FrameJacobian& start, double length,
+              double rho, int i) {
+  const int m = 3 * i + 3;  // the coordinates that move the element's start: nodes 0..i
+  MatX U(3, m), V[3];
+  for (int j = 0; j < 3; ++j) V[j].resize(3, m);
+  for (int q = 0; q < m; ++q) {
+    U.col(q) = start.dr[std::size_t(q)];
+    for (int j = 0; j < 3; ++j) V[j].col(q) = start.dR[std::size_t(q)].col(j);
+  }
+  MatX mass = length * U.transpose() * U;
+  MatX force = U.transpose() * in.f;
+  for (int j = 0; j < 3; ++j) {
+    const MatX uv = U.transpose() * V[j];
+    mass += in.p(j) * (uv + uv.transpose());
+    for (int k = 0; k < 3; ++k) mass += in.pp(j, k) * V[j].transpose() * V[k];
+    force += V[j].transpose() * in.pf.row(j).transpose();
+  }
+  d.mass.topLeftCorner(m, m) += rho * mass;
+  d.forces.head(m) += force;
+  // The element's own columns: ∫ J_qᵀ R0 dc = u_q·R0 ∫dc + Σj V_j,q·R0 ∫pj dc.
+  const Mat3& R0 = start.frame.R;
+  for (int c = 0; c < 6; ++c) {
+    VecX cross = U.transpose() * (R0 * in.d[c]);
+    for (int j = 0; j < 3; ++j) cross += V[j].transpose() * (R0 * in.pd[c].row(j).transpose());
+    const int col = 3 * i + c;
+    d.mass.col(col).head(m) += rho * cross;
+    d.mass.row(col).head(m) += rho * cross.transpose();
+    for (int e = 0; e < 6; ++e)
+      d.mass(col, 3 * i + e) += rho * (e <= c ? in.dd(c, e) : in.dd(e, c));
+    d.forces(col) += in.df(c);
+  }
+}
+
+// M and the forces by the series (§7.1): each element's integrals from its pieces' terms.
+Dynamics series_dynamics(const ClothoidRod& rod, double t) {
+  const int n = 3 * int(rod.shape.node_curvature.size());
+  Dynamics d{MatX::Zero(n, n), VecX::Zero(n)};
+  const std::vector<ClothoidElement> elements = chain(rod.shape);
+  ChainWalk walk = chain_start(rod, t);
+  for (int i = 0; i < rod.shape.elements(); ++i) {
+    const ClothoidElement& e = elements[std::size_t(i)];
+    ElementIntegrals in;
+    const ClothoidElement::State end =
+        e.expand(rod.curvature_rate[std::size_t(i)], rod.curvature_rate[std::size_t(i) + 1],
+                 [&](const ClothoidElement::PieceSeries& piece) {
+                   add_piece(in, rod, walk.start.frame.R, walk.motion, piece);
+                 });
+    assemble(d, in, walk.start, e.length(), rod.linear_density, i);
+    if (i + 1 == rod.shape.elements()) {
+      MatX J;
+      compose_point_jacobian(walk.start, end, i, J);
+      d.forces += J.transpose() * rod.tip_force;
+    }
+    advance(walk, end, i);
+  }
+  return d;
 }
 
 VecX gather(const std::vector<Vec3>& nodes) {
@@ -137,23 +297,23 @@ MatX stiffness_matrix(const ClothoidRod& rod) {
 }
 
 Dynamics dynamics(const ClothoidRod& rod, double t) {
+  if (rod.integration == Integration::series) return series_dynamics(rod, t);
+  // The same integrals by Gauss-Legendre quadrature.
   const int n = 3 * int(rod.shape.node_curvature.size());
   Dynamics d{MatX::Zero(n, n), VecX::Zero(n)};
   const double rho = rod.linear_density;
-  visit_points(
-      rod, t,
-      [&](const Point& p) {
-        d.mass.selfadjointView<Eigen::Lower>().rankUpdate(p.J.transpose(), p.weight * rho);
-        Vec3 f = rho * (rod.gravity - p.acceleration);
-        if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
-          const kernels::Vector3<double> k = bridge::to_kernel(p.tangent);
-          f -= bridge::from_kernel(
-                   kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent)) *
-               (p.velocity - rod.wind);
-        }
-        d.forces += p.weight * p.J.transpose() * f;
-      },
-      [&](const MatX& J) { d.forces += J.transpose() * rod.tip_force; });
+  const MatX tip = visit_points(rod, t, [&](const Point& p) {
+    d.mass.selfadjointView<Eigen::Lower>().rankUpdate(p.J.transpose(), p.weight * rho);
+    Vec3 f = rho * (rod.gravity - p.acceleration);
+    if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
+      const kernels::Vector3<double> k = bridge::to_kernel(p.tangent);
+      f -= bridge::from_kernel(
+               kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent)) *
+           (p.velocity - rod.wind);
+    }
+    d.forces += p.weight * p.J.transpose() * f;
+  });
+  d.forces += tip.transpose() * rod.tip_force;
   d.mass = d.mass.selfadjointView<Eigen::Lower>();
   return d;
 }
@@ -209,16 +369,12 @@ StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<Ma
   set_rates(moving, qdot);
   std::vector<reference::PointContact> contacts;
   const double margin = 0.01 * *std::min_element(rod.shape.length.begin(), rod.shape.length.end());
-  visit_points(
-      moving, rod.time + h,
-      [&](const Point& p) {
-        const double reach = 2 * h * p.velocity.norm() + margin;
-        for (const kernels::Collider<double>& c : rod.colliders)
-          if (auto contact =
-                  reference::touching(c, p.x, rod.contact_thickness, reach, p.J, p.velocity))
-            contacts.push_back(*contact);
-      },
-      [](const MatX&) {});
+  visit_points(moving, rod.time + h, [&](const Point& p) {
+    const double reach = 2 * h * p.velocity.norm() + margin;
+    for (const kernels::Collider<double>& c : rod.colliders)
+      if (auto contact = reference::touching(c, p.x, rod.contact_thickness, reach, p.J, p.velocity))
+        contacts.push_back(*contact);
+  });
   const reference::ImpulseReport r = reference::apply_contact_impulses(
       contacts, h, rod.contact_sweeps,
       [&](std::size_t i, const MatX& forces) -> MatX {
@@ -253,28 +409,21 @@ StepReport step(ClothoidRod& rod, double dt) {
 double max_penetration(const ClothoidRod& rod) {
   if (rod.colliders.empty()) return 0;
   double deepest = 0;
-  visit_points(
-      rod, rod.time,
-      [&](const Point& p) {
-        for (const kernels::Collider<double>& c : rod.colliders)
-          deepest =
-              std::max(deepest, rod.contact_thickness -
-                                    kernels::signed_distance(c, bridge::to_kernel(p.x)).distance);
-      },
-      [](const MatX&) {});
+  visit_points(rod, rod.time, [&](const Point& p) {
+    for (const kernels::Collider<double>& c : rod.colliders)
+      deepest = std::max(deepest, rod.contact_thickness -
+                                      kernels::signed_distance(c, bridge::to_kernel(p.x)).distance);
+  });
   return deepest;
 }
 
 Energies energies(const ClothoidRod& rod) {
   Energies e;
   const double rho = rod.linear_density;
-  visit_points(
-      rod, rod.time,
-      [&](const Point& p) {
-        e.kinetic += 0.5 * p.weight * rho * p.velocity.squaredNorm();
-        e.gravity -= p.weight * rho * rod.gravity.dot(p.x);
-      },
-      [](const MatX&) {});
+  visit_points(rod, rod.time, [&](const Point& p) {
+    e.kinetic += 0.5 * p.weight * rho * p.velocity.squaredNorm();
+    e.gravity -= p.weight * rho * rod.gravity.dot(p.x);
+  });
   const VecX strain = coordinates(rod) - gather(rod.rest_curvature);
   e.elastic = 0.5 * strain.dot(stiffness_matrix(rod) * strain);
   return e;

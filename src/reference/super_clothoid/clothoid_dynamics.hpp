@@ -5,8 +5,9 @@
 //   M = ρS ∫ Jᵀ J ds,  G = −ρS ∫ Jᵀ g ds,  A = ρS ∫ Jᵀ (q̇ ∂²r/∂q² q̇) ds  (J = ∂r/∂q),
 //   K the tridiagonal ∫ (∂κ/∂q)ᵀ K3 (∂κ/∂q) ds of the affine curvature (eq. 8).
 // J and the velocity-product term come from the series of clothoid_kinematics.hpp (eq. 15 and
-// its time derivatives), composed along the chain; the integrals along each element are a
-// Gauss-Legendre rule (the paper integrates Cauchy products of the series instead, §7.1).
+// its time derivatives), composed along the chain; the integrals along each element are those of
+// the series themselves (§7.1: Cauchy products of the terms, integrated term by term, summed over
+// the APS pieces), or, for comparison, a Gauss-Legendre rule.
 #include <Eigen/Core>
 #include <vector>
 
@@ -19,6 +20,9 @@ namespace hairsim::super_clothoid {
 
 using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
+
+// How M, G and A are integrated along the elements.
+enum class Integration { series, quadrature };
 
 struct ClothoidRod {
   SuperClothoid shape;  // node curvatures (q), lengths, summation; root: the clamp at `time`
@@ -41,7 +45,10 @@ struct ClothoidRod {
   std::vector<kernels::Collider<double>> colliders;
   double contact_thickness = 0;
   int contact_sweeps = 1000;
-  int quadrature = 8;  // Gauss-Legendre points per element
+  Integration integration = Integration::series;
+  // Gauss-Legendre points per element: the contacts' and energies' sample points, and M, G, A
+  // with Integration::quadrature.
+  int quadrature = 8;
   // §7.2's option for fast, nervous motions: the inertial term A implicit at first order in q̇
   // (its Jacobian by differences, n evaluations of the forces a step: for tests and studies).
   bool implicit_inertia = false;

@@ -55,55 +55,77 @@ Frame ClothoidElement::at(double s) const {
   return from_kernel(f);
 }
 
-ClothoidElement::Tangents ClothoidElement::local_tangents(double s) const {
+ClothoidElement::State ClothoidElement::walk(
+    double s, const Vec3& rate_start, const Vec3& rate_end,
+    const std::function<void(const PieceSeries&)>* visit) const {
   s = std::clamp(s, 0.0, length_);
   using KF = kernels::super_clothoid::ClothoidFrame<double>;
-  KF frame{kernels::Matrix3<double>::identity(), {0, 0, 0}};
-  KF d[6];
-  for (KF& f : d) f = {kernels::Matrix3<double>::zero(), {0, 0, 0}};
-  // Each APS piece [σi, σi+1] from the frame and derivatives at σi; on it δκ for coordinate c of
-  // κ̂a is (1 − (σ + t)/ℓ) e_c, of κ̂b (σ + t)/ℓ e_c: a + b t.
+  using KV = kernels::Vector3<double>;
+  const KF zero{kernels::Matrix3<double>::zero(), {0, 0, 0}};
+  kernels::super_clothoid::ClothoidState<double, 6> x;
+  x.frame = {kernels::Matrix3<double>::identity(), {0, 0, 0}};
+  for (KF& f : x.tangent) f = zero;
+  x.velocity = x.acceleration = zero;
+  const Vec3 rate_slope = (rate_end - rate_start) / length_;
+  const bool moving = !rate_start.isZero(0) || !rate_end.isZero(0);
+  PieceSeries piece;
+  auto record = [&](int n, const KV& r, const KV& tangent, const KV(&d)[6], const KV& velocity,
+                    const KV& acceleration) {
+    if (!visit) return;
+    if (n == 0) {
+      piece.r.clear(), piece.tangent.clear(), piece.velocity.clear(), piece.acceleration.clear();
+      for (std::vector<Vec3>& v : piece.d) v.clear();
+    }
+    piece.r.push_back(bridge::from_kernel(r));
+    piece.tangent.push_back(bridge::from_kernel(tangent));
+    piece.velocity.push_back(bridge::from_kernel(velocity));
+    piece.acceleration.push_back(bridge::from_kernel(acceleration));
+    for (int c = 0; c < 6; ++c) piece.d[c].push_back(bridge::from_kernel(d[c]));
+  };
+  // Each APS piece [σi, σi+1] from the state at σi; on it δκ for coordinate c of κ̂a is
+  // (1 − (σ + t)/ℓ) e_c, of κ̂b (σ + t)/ℓ e_c: a + b t; the rate κ̇ likewise.
   for (std::size_t i = 0; i < sigma_.size() && sigma_[i] < s; ++i) {
     const double sigma = sigma_[i];
-    const double piece = std::min(i + 1 < sigma_.size() ? sigma_[i + 1] : length_, s) - sigma;
-    kernels::Vector3<double> a[6], b[6];
+    const double h = std::min(i + 1 < sigma_.size() ? sigma_[i + 1] : length_, s) - sigma;
+    kernels::super_clothoid::PieceCurvature<double, 6> k;
+    k.kappa0 = bridge::to_kernel(Vec3(kappa0_ + sigma * gamma_));
+    k.gamma = bridge::to_kernel(gamma_);
+    k.rate_a = bridge::to_kernel(Vec3(rate_start + sigma * rate_slope));
+    k.rate_b = bridge::to_kernel(rate_slope);
     for (int c = 0; c < 3; ++c) {
-      kernels::Vector3<double> e{0, 0, 0};
+      KV e{0, 0, 0};
       e[c] = 1;
-      a[c] = (1 - sigma / length_) * e, b[c] = (-1 / length_) * e;
-      a[c + 3] = (sigma / length_) * e, b[c + 3] = (1 / length_) * e;
+      k.a[c] = (1 - sigma / length_) * e, k.b[c] = (-1 / length_) * e;
+      k.a[c + 3] = (sigma / length_) * e, k.b[c + 3] = (1 / length_) * e;
     }
     int terms = 0;
-    kernels::super_clothoid::sum_series_tangents(
-        frame, d, piece, bridge::to_kernel(Vec3(kappa0_ + sigma * gamma_)),
-        bridge::to_kernel(gamma_), a, b, summation_.max_terms, terms);
+    if (moving)
+      kernels::super_clothoid::expand_piece<true>(x, h, k, summation_.max_terms, terms, record);
+    else
+      kernels::super_clothoid::expand_piece<false>(x, h, k, summation_.max_terms, terms, record);
     most_terms_ = std::max(most_terms_, terms);
+    if (visit) {
+      piece.length = h;
+      (*visit)(piece);
+    }
   }
-  Tangents out;
-  out.local = from_kernel(frame);
-  for (int c = 0; c < 6; ++c) out.d[c] = from_kernel(d[c]);
+  State out;
+  out.local = from_kernel(x.frame);
+  for (int c = 0; c < 6; ++c) out.d[c] = from_kernel(x.tangent[c]);
+  out.velocity = from_kernel(x.velocity);
+  out.acceleration = from_kernel(x.acceleration);
   return out;
 }
 
-ClothoidElement::Motion ClothoidElement::local_motion(double s, const Vec3& rate_start,
-                                                      const Vec3& rate_end) const {
-  s = std::clamp(s, 0.0, length_);
-  using KF = kernels::super_clothoid::ClothoidFrame<double>;
-  const KF zero{kernels::Matrix3<double>::zero(), {0, 0, 0}};
-  kernels::super_clothoid::ClothoidMotion<double> m{
-      {kernels::Matrix3<double>::identity(), {0, 0, 0}}, zero, zero};
-  const Vec3 rate_slope = (rate_end - rate_start) / length_;
-  for (std::size_t i = 0; i < sigma_.size() && sigma_[i] < s; ++i) {
-    const double sigma = sigma_[i];
-    const double piece = std::min(i + 1 < sigma_.size() ? sigma_[i + 1] : length_, s) - sigma;
-    int terms = 0;
-    kernels::super_clothoid::sum_series_motion(
-        m, piece, bridge::to_kernel(Vec3(kappa0_ + sigma * gamma_)), bridge::to_kernel(gamma_),
-        bridge::to_kernel(Vec3(rate_start + sigma * rate_slope)), bridge::to_kernel(rate_slope),
-        summation_.max_terms, terms);
-    most_terms_ = std::max(most_terms_, terms);
-  }
-  return {from_kernel(m.frame), from_kernel(m.velocity), from_kernel(m.acceleration)};
+ClothoidElement::State ClothoidElement::local_state(double s, const Vec3& rate_start,
+                                                    const Vec3& rate_end) const {
+  return walk(s, rate_start, rate_end, nullptr);
+}
+
+ClothoidElement::State ClothoidElement::expand(
+    const Vec3& rate_start, const Vec3& rate_end,
+    const std::function<void(const PieceSeries&)>& visit) const {
+  return walk(length_, rate_start, rate_end, &visit);
 }
 
 std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
@@ -119,7 +141,7 @@ std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
   return out;
 }
 
-void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::Tangents& t, int i,
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::State& t, int i,
                             Eigen::MatrixXd& J) {
   const int n = int(start.dr.size());
   J.resize(3, n);
@@ -128,7 +150,7 @@ void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::T
   for (int c = 0; c < 6; ++c) J.col(3 * i + c) += start.frame.R * t.d[c].r;
 }
 
-FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::Tangents& t, int i) {
+FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::State& t, int i) {
   const Mat3& R0 = start.frame.R;
   FrameJacobian j = start;
   Eigen::MatrixXd J;
@@ -148,7 +170,7 @@ FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s) {
   FrameJacobian j{rod.root, std::vector<Mat3>(n, Mat3::Zero()), std::vector<Vec3>(n, Vec3::Zero())};
   for (int i = 0; i <= element; ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
-    j = compose(j, e.local_tangents(i == element ? s : e.length()), i);
+    j = compose(j, e.local_state(i == element ? s : e.length()), i);
   }
   return j;
 }
@@ -165,8 +187,8 @@ std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::
     const ClothoidElement& e = elements[std::size_t(i)];
     const bool last = i + 1 == rod.elements();
     for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k)
-      out.push_back(compose(start, e.local_tangents(s[k] - element_start), i));
-    start = compose(start, e.local_tangents(e.length()), i);
+      out.push_back(compose(start, e.local_state(s[k] - element_start), i));
+    start = compose(start, e.local_state(e.length()), i);
     element_start += e.length();
   }
   return out;

@@ -6,6 +6,7 @@
 // centreline are G2 across the junctions (§6.5). Each element's power series are summed by
 // Adaptive Piecewise Summation (kernels/super_clothoid/clothoid_series.hpp).
 #include <Eigen/Core>
+#include <functional>
 #include <vector>
 
 namespace hairsim::super_clothoid {
@@ -34,25 +35,38 @@ class ClothoidElement {
                   const Summation& summation = {});
 
   Frame at(double s) const;  // s in [0, ℓ]
-  // The element's own frame from an identity start, E(s) and p(s) (so that the frame at s is
-  // R(0) E, r(0) + R(0) p), with their derivatives in its six coordinates, κ̂a then κ̂b (eq. 15).
-  struct Tangents {
+  // The element's own state from an identity start at rest: E(s) and p(s) (so that the frame at
+  // s is R(0) E, r(0) + R(0) p), their derivatives in its six coordinates, κ̂a then κ̂b (eq. 15),
+  // and their time derivatives (Ė, ṗ) and velocity-product accelerations (Ë, p̈) when the node
+  // curvatures move at rate_start and rate_end (κ̈ = 0).
+  struct State {
     Frame local;
     Frame d[6];
+    Frame velocity, acceleration;
   };
-  Tangents local_tangents(double s) const;
-  // E, p with their time derivatives (Ė, ṗ) and velocity-product accelerations (Ë, p̈) when the
-  // node curvatures move at rate_start and rate_end (κ̈ = 0), from an identity start at rest.
-  struct Motion {
-    Frame local, velocity, acceleration;
+  State local_state(double s, const Vec3& rate_start = Vec3::Zero(),
+                    const Vec3& rate_end = Vec3::Zero()) const;
+  // The centreline's series on one APS piece of the element (§7.1), in the element's own frame:
+  // the scaled terms ṽn = vn hⁿ of p, its unit tangent E e0, its six derivatives, ṗ and p̈ about
+  // the piece's start, the piece's length h.
+  struct PieceSeries {
+    double length = 0;
+    std::vector<Vec3> r, tangent, velocity, acceleration;
+    std::vector<Vec3> d[6];
   };
-  Motion local_motion(double s, const Vec3& rate_start, const Vec3& rate_end) const;
+  // Every piece of the element in turn, handed to `visit`; returns the state at the end.
+  State expand(const Vec3& rate_start, const Vec3& rate_end,
+               const std::function<void(const PieceSeries&)>& visit) const;
   Frame end() const { return at(length_); }
   double length() const { return length_; }
   int subintervals() const { return int(sigma_.size()); }
   int most_terms() const { return most_terms_; }  // the longest series summed so far
 
  private:
+  // The state at s, piece after piece; with `visit`, each piece's terms handed to it.
+  State walk(double s, const Vec3& rate_start, const Vec3& rate_end,
+             const std::function<void(const PieceSeries&)>* visit) const;
+
   double length_;
   Vec3 kappa0_, gamma_;
   Summation summation_;
@@ -76,7 +90,7 @@ struct SuperClothoid {
 std::vector<ClothoidElement> chain(const SuperClothoid& rod);
 // The frame at abscissa s of `element` and its derivatives in all 3(N + 1) coordinates (node
 // curvatures, node after node: κ̂0 twist, κ̂0 curvature 1, ...): the element's own through
-// local_tangents, the earlier nodes' through its start frame.
+// local_state, the earlier nodes' through its start frame.
 struct FrameJacobian {
   Frame frame;
   std::vector<Mat3> dR;
@@ -87,8 +101,8 @@ FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s);
 // identity start) with its start's: R = R0 E, r = r0 + R0 p; d/dq through the start and, for the
 // element's six coordinates (nodes i and i + 1), through E and p. And its centreline Jacobian
 // alone, as 3 x n columns (without copying the start's).
-FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::Tangents& t, int element);
-void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::Tangents& t,
+FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::State& t, int element);
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::State& t,
                             int element, Eigen::MatrixXd& J);
 // The same at arc lengths `s` along the whole rod (ascending, in [0, L]), in one walk.
 std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::vector<double>& s);

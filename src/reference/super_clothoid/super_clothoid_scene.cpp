@@ -111,6 +111,11 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   air.finish();
 
   JsonReader solver = top.object("solver");
+  const std::string integration = solver.string("integration", "series");
+  if (integration == "quadrature")
+    sc.rod.integration = Integration::quadrature;
+  else if (integration != "series")
+    solver.fail("integration", "must be \"series\" (§7.1) or \"quadrature\"");
   sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
   sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
   sc.rod.shape.summation.M = solver.number("aps_bound", 10.0, "> 0", scene::positive);
@@ -138,14 +143,16 @@ nlohmann::json summary(const SuperClothoidScene& sc, const reference::ReducedOut
   nlohmann::json out =
       reference::reduced_summary("super_clothoid", sc.run, outcome, energies(sc.rod), sc.length,
                                  sc.rod.shape.root.r, tip(sc.rod), sc.rod.colliders.size());
-  out["solver"] = {{"elements", sc.rod.shape.elements()},
-                   {"coordinates", 3 * int(sc.rod.shape.node_curvature.size())},
-                   {"quadrature_points_per_element", sc.rod.quadrature},
-                   {"aps_bound", sc.rod.shape.summation.M},
-                   {"max_subintervals_per_element", subintervals},
-                   {"max_series_terms", terms},
-                   {"fit_max_error_m", sc.fit_error},
-                   {"implicit_inertia", sc.rod.implicit_inertia}};
+  out["solver"] = {
+      {"elements", sc.rod.shape.elements()},
+      {"coordinates", 3 * int(sc.rod.shape.node_curvature.size())},
+      {"integration", sc.rod.integration == Integration::series ? "series" : "quadrature"},
+      {"quadrature_points_per_element", sc.rod.quadrature},
+      {"aps_bound", sc.rod.shape.summation.M},
+      {"max_subintervals_per_element", subintervals},
+      {"max_series_terms", terms},
+      {"fit_max_error_m", sc.fit_error},
+      {"implicit_inertia", sc.rod.implicit_inertia}};
   return out;
 }
 
