@@ -34,7 +34,7 @@ inline engine::HairSetup every_model_setup(const engine::Model& model, bool coll
   if (!collider) setup.colliders.clear();
   setup.dt = 1e-3;
   // Converged solves for the comparison (the model's parity settings, or its defaults).
-  if (model.parity_settings) setup.model_settings = model.parity_settings();
+  setup.model_settings = model.parity_settings ? model.parity_settings() : nullptr;
   return setup;
 }
 

@@ -1,20 +1,137 @@
-// Model "super_helix" in the model table (engine/model.hpp).
+// Model "super_helix" in the model table (engine/model.hpp): single-rod scenes on the reference,
+// hairstyles on the reference (a rod per strand) and on the batched kernels (cpu).
 #include "models/super_helix/super_helix_model.hpp"
 
+#include <Eigen/Geometry>
+
+#include "engine/batched_simulator.hpp"
+#include "engine/state_io.hpp"
+#include "models/super_helix/super_helix_engine.hpp"
 #include "reference/super_helix/super_helix_scene.hpp"
 
 namespace hairsim::models {
+namespace {
+
+using engine::HairSetup;
+using Counters = kernels::super_helix::HelixBatch<double>;
+
+// What the kernels do not take yet, refused naming the scene's field (exit 2).
+void check_supported(const HairSetup& setup) {
+  if (!setup.colliders.empty())
+    throw Error("head.colliders",
+                "model 'super_helix' takes no colliders in hairstyles yet (its contacts are in "
+                "single-rod scenes only)");
+  if (setup.interaction.enabled)
+    throw Error("interaction.enabled",
+                "model 'super_helix' does not take hair-hair interaction yet");
+  if (setup.head.twist_rate != 0 || setup.head.twist_amplitude != 0)
+    throw Error("head.motion", "model 'super_helix' takes no twist of the head");
+}
+
+// One reference SuperHelix per strand (the recursive method), stepped one after the other; the
+// output points at the same arc lengths as the kernels'.
+class SuperHelixReferenceSimulator final : public engine::Simulator {
+ public:
+  explicit SuperHelixReferenceSimulator(const HairSetup& setup)
+      : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        rods_(helix_rods(setup)) {}
+
+  void step() override {
+    for (super_helix::SuperHelix& rod : rods_)
+      super_helix::step(rod, dt(), super_helix::Method::recursive);
+    ++steps_;
+  }
+  engine::StepCounters counts() override { return engine::batch_counters<Counters>(counts_); }
+  void positions(std::vector<Vec3>& out) override { sample(out, false); }
+  void velocities(std::vector<Vec3>& out) override { sample(out, true); }
+  std::string device() const override { return engine::cpu_description(1); }
+
+ protected:
+  void save_model_state(std::string& out) override {
+    engine::StateWriter w(out);
+    w.value(counts_);
+    for (const super_helix::SuperHelix& rod : rods_)
+      w.values(rod.curvature), w.values(rod.curvature_rate), w.value(rod.time);
+  }
+  void restore_model_state(std::string_view state) override {
+    engine::StateReader in(state);
+    in.value(counts_);
+    for (super_helix::SuperHelix& rod : rods_)
+      in.values(rod.curvature), in.values(rod.curvature_rate), in.value(rod.time);
+    if (!in.done()) throw Error("checkpoint", "the saved state does not fit this simulator");
+  }
+
+ private:
+  // The output points: `vertices` at equal arc lengths along each rod (the kernels' samples).
+  void sample(std::vector<Vec3>& out, bool velocity) const {
+    out.clear();
+    for (const super_helix::SuperHelix& rod : rods_) {
+      const super_helix::RootState root = super_helix::root_state(rod, rod.time);
+      const std::vector<super_helix::ElementStart> starts = super_helix::element_starts(rod, root);
+      double total = 0;
+      for (const super_helix::Element& e : rod.elements) total += e.length;
+      const int v = vertices();
+      std::size_t q = 0;
+      double element_start = 0;
+      for (int i = 0; i < v; ++i) {
+        const double at = total * i / (v - 1);
+        while (q + 1 < rod.elements.size() && at > element_start + rod.elements[q].length)
+          element_start += rod.elements[q++].length;
+        const double u = std::clamp(at - element_start, 0.0, rod.elements[q].length);
+        const super_helix::ElementPoint e =
+            super_helix::element_point(rod.curvature[q], rod.curvature_rate[q], u);
+        const super_helix::ElementStart& s = starts[q];
+        const Vec3 d = s.frame * e.p;
+        out.push_back(velocity ? Vec3(s.velocity + s.angular_velocity.cross(d) +
+                                      s.frame * (e.P * rod.curvature_rate[q]))
+                               : Vec3(s.point + d));
+      }
+    }
+  }
+
+  std::vector<super_helix::SuperHelix> rods_;
+  long counts_[Counters::kCounters] = {};
+};
+
+std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
+                                                  engine::Precision precision) {
+  check_supported(setup);
+  if (backend == engine::Backend::reference)
+    return std::make_unique<SuperHelixReferenceSimulator>(setup);
+  if (backend == engine::Backend::cuda)
+    throw Error("backend", "model 'super_helix' runs hairstyles on 'reference' and 'cpu' so far");
+  return engine::make_batched_simulator<SuperHelixEngine>(setup, backend, precision);
+}
+
+// solver.*: the fit's elements, the quadrature, the internal friction. Defaults:
+// SuperHelixSettings'.
+std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s) {
+  auto out = std::make_shared<SuperHelixSettings>();
+  out->elements = s.integer("elements", out->elements, 1, 256);
+  out->quadrature =
+      s.integer("quadrature", out->quadrature, 1, kernels::super_helix::kMaxQuadrature);
+  out->internal_friction =
+      s.number("internal_friction", out->internal_friction, ">= 0", scene::non_negative);
+  s.finish();
+  return out;
+}
+
+}  // namespace
 
 engine::Model super_helix_model() {
   using Scene =
       engine::ReferenceRodScene<super_helix::SuperHelixScene, super_helix::run_super_helix_scene,
                                 super_helix::rod_strands>;
-  return engine::single_rod_model(
+  engine::Model m = engine::single_rod_model(
       "super_helix", "linear-time Super-Helices (Bertails 2009)",
       {engine::Integrator::implicit},  // semi-implicit Euler ([BAC*06])
       [](const nlohmann::json& doc, const std::filesystem::path& dir) {
         return std::make_unique<Scene>(super_helix::parse_super_helix_scene(doc, dir));
       });
+  m.backends = {engine::Backend::reference, engine::Backend::cpu};
+  m.parse_settings = parse_settings;
+  m.make_simulator = make_simulator;
+  return m;
 }
 
 }  // namespace hairsim::models

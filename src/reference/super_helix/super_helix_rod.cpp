@@ -76,14 +76,16 @@ MatX active_columns(const SuperHelix& rod, const Mat3& m) {
 
 // The applied force per unit length at a point moving at `velocity` with tangent `tangent`
 // (gravity only when `with_gravity`: the recursive method puts it at the root, §4.6).
-Vec3 applied_force(const SuperHelix& rod, const Vec3& velocity, const Vec3& tangent,
-                   bool with_gravity) {
+Vec3 applied_force(const SuperHelix& rod, const Vec3& position, const Vec3& velocity,
+                   const Vec3& tangent, double t, bool with_gravity) {
   Vec3 f = with_gravity ? Vec3(rod.linear_density * rod.gravity) : Vec3::Zero();
+  f -= rod.damping * rod.linear_density * velocity;
   if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
-    const kernels::Vector3<double> t = bridge::to_kernel(tangent);
+    const Vec3 wind = rod.wind + bridge::from_kernel(rod.gusts.at(bridge::to_kernel(position), t));
+    const kernels::Vector3<double> k = bridge::to_kernel(tangent);
     const Mat3 drag = bridge::from_kernel(
-        kernels::drag_matrix(t, t, 1.0, 1.0, rod.drag_normal, rod.drag_tangent));
-    f -= drag * (velocity - rod.wind);
+        kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent));
+    f -= drag * (velocity - wind);
   }
   return f;
 }
@@ -282,7 +284,7 @@ CompositeSystem composite_system(const SuperHelix& rod, double t) {
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
       point_terms(rule.nodes[g] * length, jp, acc, velocity, tangent, e);
       const double weight = rule.weights[g] * length;
-      const Vec3 f = applied_force(rod, velocity, tangent, true);
+      const Vec3 f = applied_force(rod, s.point + s.frame * e.p, velocity, tangent, t, true);
       // Only the columns of this element and the ones before it can be non-zero (parents come
       // first): a rank-3 update of M's lower triangle there.
       const int used = (int(q) + 1) * k;
@@ -414,7 +416,7 @@ void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool
       const Mat36 X = point_map(d);
       const Vec3 c = w.cross(w.cross(d)) + 2 * w.cross(s.frame * (e.P * rate)) + s.frame * e.p2;
       const Vec3 velocity = s.velocity + w.cross(d) + s.frame * (e.P * rate);
-      const Vec3 f = applied_force(rod, velocity, s.frame * e.E.col(0), false);
+      const Vec3 f = applied_force(rod, s.point + d, velocity, s.frame * e.E.col(0), t, false);
       D += weight * rho * G.transpose() * G;
       es.U += weight * rho * G.transpose() * X;
       u += weight * G.transpose() * (f - rho * c);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/colliders.hpp"
+#include "common/wind.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/gauss_legendre.hpp"
 #include "reference/newton_statics.hpp"
@@ -50,9 +51,14 @@ struct SuperHelix {
   // Loads: gravity (m/s²), the air's viscous drag per unit length against the wind (N s/m²,
   // resistive force theory as the other models: kernels/common/drag.hpp), a force at each
   // element's end (N; on a leaf, the tip force of §4.5) and a couple there (N m).
+  // The wind is `wind` plus the travelling gusts `gusts` (kernels/common/wind.hpp; none by
+  // default), read at each point and time; `damping` (1/s) a force −damping ρS ṙ per unit length
+  // (the hairstyles' "damping", as the other models').
   Vec3 gravity = Vec3::Zero();
   double drag_normal = 0, drag_tangent = 0;
   Vec3 wind = Vec3::Zero();
+  kernels::WindField<double> gusts;
+  double damping = 0;
   std::vector<Vec3> end_force;   // empty, or one per element
   std::vector<Vec3> end_moment;  // N m, at each element's end; empty, or one per element
 

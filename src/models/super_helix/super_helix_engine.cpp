@@ -1,0 +1,191 @@
+#include "models/super_helix/super_helix_engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hairsim/error.hpp"
+#include "reference/clamp_state.hpp"
+#include "reference/eigen_bridge.hpp"
+
+namespace hairsim::models {
+
+using engine::HairSetup;
+
+namespace {
+template <class T>
+kernels::Vector3<T> vec(const Eigen::Vector3d& v) {
+  return {T(v.x()), T(v.y()), T(v.z())};
+}
+template <class T>
+kernels::Matrix3<T> mat(const Eigen::Matrix3d& m) {
+  kernels::Matrix3<T> out;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out(r, c) = T(m(r, c));
+  return out;
+}
+}  // namespace
+
+std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* fit_error) {
+  const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
+  const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
+  std::vector<super_helix::SuperHelix> rods(setup.strands.strand_count());
+  double worst = 0;
+#pragma omp parallel for schedule(dynamic) reduction(max : worst)
+  for (std::size_t s = 0; s < rods.size(); ++s) {
+    const auto points = setup.strands.strand(s);
+    super_helix::Fit fit =
+        super_helix::fit_polyline({points.begin(), points.end()}, settings.elements);
+    worst = std::max(worst, fit.max_error);
+    super_helix::SuperHelix& rod = rods[s];
+    rod = std::move(fit.rod);
+    const RodMaterial& m = setup.material_of(s);
+    rod.stiffness =
+        super_helix::Vec3(m.twist_stiffness(), m.bending_stiffness(), m.bending_stiffness());
+    rod.linear_density = m.linear_density();
+    rod.internal_friction = settings.internal_friction;
+    rod.twist = super_helix::Twist::free;
+    rod.quadrature = settings.quadrature;
+    rod.gravity = setup.gravity;
+    rod.damping = setup.damping;
+    rod.drag_normal = setup.drag_normal;
+    rod.drag_tangent = setup.drag_tangent;
+    rod.wind = super_helix::Vec3::Zero();
+    rod.gusts = wind;  // its mean included
+    rod.motion = setup.head;
+    rod.motion.center = setup.head.center.value_or(Vec3::Zero());
+  }
+  if (fit_error) *fit_error = worst;
+  return rods;
+}
+
+template <class T>
+kernels::super_helix::HeadState<T> head_state(const ClampMotion& head, double t) {
+  // The clamp_state of a clamp at the head's centre with the identity frame: its point is
+  // c + τ(t), its frame R(t); the derivatives of R by the same differences, for the offsets.
+  const Eigen::Vector3d center = head.center.value_or(Vec3::Zero());
+  const reference::ClampState c =
+      reference::clamp_state(head, center, Eigen::Matrix3d::Identity(), t);
+  Eigen::Matrix3d dr = Eigen::Matrix3d::Zero(), ddr = Eigen::Matrix3d::Zero();
+  if (!c.velocity.isZero(0) || !c.angular_velocity.isZero(0) || !c.acceleration.isZero(0) ||
+      !c.angular_acceleration.isZero(0)) {
+    const double h = 1e-3, w1[5] = {1, -8, 0, 8, -1}, w2[5] = {-1, 16, -30, 16, -1};
+    for (int i = 0; i < 5; ++i) {
+      const Eigen::Matrix3d r = head.rotation(t + (i - 2) * h);
+      dr += w1[i] / (12 * h) * r;
+      ddr += w2[i] / (12 * h * h) * r;
+    }
+  }
+  kernels::super_helix::HeadState<T> s;
+  s.R = mat<T>(c.frame);
+  s.R_dot = mat<T>(dr);
+  s.R_ddot = mat<T>(ddr);
+  s.center = vec<T>(center);
+  s.shift = vec<T>(c.point - center);
+  s.shift_dot = vec<T>(c.velocity);
+  s.shift_ddot = vec<T>(c.acceleration);
+  s.spin = vec<T>(c.angular_velocity);
+  s.angular_acceleration = vec<T>(c.angular_acceleration);
+  return s;
+}
+
+template <class T>
+void load_strand(const engine::HostBatch<kernels::super_helix::HelixBatch<T>>& batch, int s,
+                 const super_helix::SuperHelix& rod) {
+  const kernels::super_helix::HelixBatchArrays<T>& a = batch.arrays();
+  const int n = a.elements, v = a.vertices;
+  if (int(rod.elements.size()) != n)
+    throw Error("super_helix batch, strand " + std::to_string(s), "element count differs");
+  auto put = [&](T* array, int rows, int row, double value) {
+    array[batch.index(row, s, rows)] = T(value);
+  };
+  double total = 0;
+  for (int q = 0; q < n; ++q) {
+    const super_helix::Element& e = rod.elements[std::size_t(q)];
+    put(a.length, n, q, e.length);
+    total += e.length;
+    for (int c = 0; c < 3; ++c) {
+      put(a.curvature, 3 * n, 3 * q + c, rod.curvature[std::size_t(q)](c));
+      put(a.rate, 3 * n, 3 * q + c, rod.curvature_rate[std::size_t(q)](c));
+      put(a.rest, 3 * n, 3 * q + c, e.rest_curvature(c));
+    }
+  }
+  for (int c = 0; c < 3; ++c) put(a.material, 4, c, rod.stiffness(c));
+  put(a.material, 4, 3, rod.linear_density);
+  for (int c = 0; c < 3; ++c) put(a.root_rest, 3, c, rod.root_point(c));
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) put(a.frame_rest, 9, 3 * r + c, rod.root_frame(r, c));
+  // Output points at equal arc lengths; each carries the mass of its share of the centreline.
+  double element_start = 0;
+  int q = 0;
+  for (int i = 0; i < v; ++i) {
+    const double at = total * i / (v - 1);
+    while (q + 1 < n && at > element_start + rod.elements[std::size_t(q)].length)
+      element_start += rod.elements[std::size_t(q++)].length;
+    put(a.sample, 2 * v, 2 * i, q);
+    put(a.sample, 2 * v, 2 * i + 1,
+        std::clamp(at - element_start, 0.0, rod.elements[std::size_t(q)].length));
+    put(a.mass, v, i, rod.linear_density * total / (v - 1) * (i == 0 || i == v - 1 ? 0.5 : 1.0));
+  }
+}
+
+template <class T>
+SuperHelixEngine<T>::SuperHelixEngine(const HairSetup& setup, engine::Precision)
+    : head_(setup.head),
+      dt_(setup.dt),
+      elements_(engine::settings_of<SuperHelixSettings>(setup).elements) {
+  const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
+  input_.dt = T(setup.dt);
+  input_.gravity = vec<T>(setup.gravity);
+  input_.damping = T(setup.damping);
+  input_.drag_normal = T(setup.drag_normal);
+  input_.drag_tangent = T(setup.drag_tangent);
+  input_.internal_friction = T(settings.internal_friction);
+  input_.wind = kernels::convert<T>(engine::kernel_wind(setup.wind));
+  const quadrature::Rule& rule = quadrature::gauss_legendre(settings.quadrature);
+  if (int(rule.nodes.size()) > kernels::super_helix::kMaxQuadrature)
+    throw Error("solver.quadrature", "at most 16 points per element in the kernels");
+  input_.quadrature = int(rule.nodes.size());
+  for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+    input_.nodes[g] = T(rule.nodes[g]);
+    input_.weights[g] = T(rule.weights[g]);
+  }
+}
+
+template <class T>
+typename SuperHelixEngine<T>::Batch::Arrays SuperHelixEngine<T>::layout(int strand_count,
+                                                                        int vertex_count,
+                                                                        int tile_width) const {
+  typename Batch::Arrays a;
+  a.strands = strand_count;
+  a.vertices = vertex_count;
+  a.elements = elements_;
+  a.tile_width = tile_width;
+  return a;
+}
+
+template <class T>
+void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup& setup) const {
+  const std::vector<super_helix::SuperHelix> rods = helix_rods(setup);
+  const kernels::super_helix::HeadState<T> head = head_state<T>(head_, 0.0);
+  for (int s = 0; s < batch.strands(); ++s) {
+    load_strand(batch, s, rods[std::size_t(s)]);
+    const kernels::super_helix::HelixStrand<T> st =
+        kernels::super_helix::strand_of(batch.arrays(), s);
+    kernels::super_helix::forward_kinematics(st, kernels::super_helix::clamp_of(st, head));
+    kernels::super_helix::sample_points(st);
+  }
+}
+
+template <class T>
+const typename SuperHelixEngine<T>::Batch::Parameters& SuperHelixEngine<T>::parameters(double t) {
+  input_.time = T(t);
+  input_.head = head_state<T>(head_, t + dt_);
+  return input_;
+}
+
+template class SuperHelixEngine<float>;
+template class SuperHelixEngine<double>;
+template kernels::super_helix::HeadState<float> head_state<float>(const ClampMotion&, double);
+template kernels::super_helix::HeadState<double> head_state<double>(const ClampMotion&, double);
+
+}  // namespace hairsim::models

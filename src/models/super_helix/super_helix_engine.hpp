@@ -1,0 +1,60 @@
+#pragma once
+// Super-Helices on the generic batched simulator (engine/batched_simulator.hpp) and the pieces
+// its simulators share: the model's settings, the reference rods of a setup (each strand fitted
+// by helical elements), the head's state the kernels take, and how strands are loaded.
+#include <vector>
+
+#include "engine/host_batch.hpp"
+#include "engine/simulator.hpp"
+#include "reference/super_helix/super_helix_rod.hpp"
+#include "super_helix/helix_batch.hpp"
+
+namespace hairsim::models {
+
+// solver.* of a hairstyle scene with "model": "super_helix" (docs/scenes.md).
+struct SuperHelixSettings : engine::ModelSettings {
+  int elements = 8;              // helical elements per strand (the fit's)
+  int quadrature = 8;            // Gauss-Legendre points per element
+  double internal_friction = 0;  // ν, s: the generalized force −ν K κ̇ (§4.5)
+};
+
+// One reference rod per strand of the setup: the strand fitted by `elements` equal helical
+// elements (super_helix::fit_polyline: element after element, then all together, least squares
+// on the strand's points), at rest on its fit, its clamp carried by the head; the twist free.
+// `fit_error`: the largest distance of a strand point from its fit (m), over all strands.
+std::vector<super_helix::SuperHelix> helix_rods(const engine::HairSetup& setup,
+                                                double* fit_error = nullptr);
+
+// The head's pose and motion at time t as the kernels take it: the reference's clamp_state
+// (five-point central differences of the prescribed motion) of the head's rotation and
+// translation, so that every clamp the kernels place is the reference's to round-off.
+template <class T>
+kernels::super_helix::HeadState<T> head_state(const ClampMotion& head, double t);
+
+// Strand s of a batch from its reference rod; `vertices` output points at equal arc lengths.
+template <class T>
+void load_strand(const engine::HostBatch<kernels::super_helix::HelixBatch<T>>& batch, int s,
+                 const super_helix::SuperHelix& rod);
+
+template <class T>
+class SuperHelixEngine {
+ public:
+  using Batch = kernels::super_helix::HelixBatch<T>;
+  // One strand per tile on the host: each strand's arrays contiguous (as Cosserat's, whose step
+  // also walks ~100 values per element or vertex).
+  static constexpr int kHostTileWidth = 1;
+
+  SuperHelixEngine(const engine::HairSetup& setup, engine::Precision);
+  typename Batch::Arrays layout(int strand_count, int vertex_count, int tile_width) const;
+  void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const;
+  // The step from t: the head at t + dt, the wind's clock.
+  const typename Batch::Parameters& parameters(double t);
+
+ private:
+  typename Batch::Parameters input_;
+  ClampMotion head_;
+  double dt_;
+  int elements_;
+};
+
+}  // namespace hairsim::models
