@@ -24,6 +24,16 @@ enum class ColliderShape : int {
 // Colliders per simulation (step parameters carry them by value).
 inline constexpr int kMaxColliders = 8;
 
+// How fast the reduced models' velocity-level contacts (src/reference/contact_impulses.hpp, the
+// Super-Helix kernels) push out a point already inside a collider (m/s): its row asks
+// g / Δt ≥ −this, not the whole depth g in one step. A point near a clamp cannot leave a
+// millimetre-deep penetration in one step without unbounded rates: the Bangs groom's strands,
+// fitted by helical elements within 1.2 mm of their polylines along the scalp mesh, start up to
+// 1 mm inside near their roots, and diverged with the whole depth and with 0.1 and 0.01 m/s;
+// 0.003 m/s runs them, and still lets a falling rod's impact (tests: 3.8e-5 m deep, the bound
+// ½ Δt² v² / R = 6.3e-5 m) come back out to 1e-8 m at rest.
+inline constexpr double kMaxDepenetrationSpeed = 0.003;
+
 template <class T>
 struct Collider {
   ColliderShape shape = ColliderShape::sphere;

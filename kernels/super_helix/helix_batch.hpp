@@ -28,6 +28,7 @@ struct HelixBatch {
                                          long (&counts)[kCounters]) {
     const StepCounts c = super_helix::step(HelixStrand<T>{tile, lane}, p);
     counts[0] += c.failures;
+    counts[1] += c.contacts;
   }
   // The output points (hair.vertices along each centreline), resampled after every step.
   static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }

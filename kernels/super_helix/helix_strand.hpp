@@ -11,16 +11,18 @@
 //   then q̇ += h q̈, q += h q̇, and the output points resampled on the new state.
 // Coordinates: κ per element, all three components (the twist free: the reference's
 // Twist::free). Mass: the centreline's, ρS per unit length; integrals by a Gauss-Legendre rule.
-// Contacts are not in these kernels yet (the setup refuses colliders: src/models/super_helix/).
+// Contacts: velocity-level impulses at the quadrature points after the solve (resolve_contacts).
 #include <cmath>
 
 #include "common/batch_layout.hpp"
 #include "common/drag.hpp"
 #include "common/hd.hpp"
 #include "common/matrix3.hpp"
+#include "common/rigid_pose.hpp"
 #include "common/strided.hpp"
 #include "common/vector3.hpp"
 #include "common/wind.hpp"
+#include "super_helix/helix_contacts.hpp"
 #include "super_helix/helix_element.hpp"
 
 namespace hairsim::kernels::super_helix {
@@ -60,6 +62,9 @@ struct HelixBatchArrays {
   T* c_end = nullptr;
   T* chord = nullptr;
   T* h_map = nullptr;
+  // The contacts' scratch: a response's right-hand sides and rate changes (3 per element each).
+  T* impulse_rhs = nullptr;
+  T* impulse_rate = nullptr;
 };
 
 template <class T, class F>
@@ -72,6 +77,7 @@ HS_HD void for_each_array(HelixBatchArrays<T>& a, F&& f) {
       f(a.start_frame, 9 * e);
   f(a.d_inverse, 9 * e), f(a.u_map, 18 * e), f(a.u_rhs, 3 * e), f(a.c_end, 6 * e),
       f(a.chord, 3 * e), f(a.h_map, 18 * e);
+  f(a.impulse_rhs, 3 * e), f(a.impulse_rate, 3 * e);
 }
 
 template <class T>
@@ -137,6 +143,13 @@ struct StepInput {
   int quadrature = 0;  // Gauss-Legendre points per element, and their nodes and weights on [0, 1]
   T nodes[kMaxQuadrature] = {};
   T weights[kMaxQuadrature] = {};
+  // Colliders in the head's frame, carried by the head (its pose at the step's end), each with its
+  // Coulomb μ; the centreline kept `contact_thickness` outside; at most `contact_sweeps` sweeps.
+  Collider<T> colliders[kMaxColliders];
+  int collider_count = 0;
+  RigidPose<T> head_pose;
+  T contact_thickness = 0;
+  int contact_sweeps = 1000;
 };
 
 // The clamp of strand st with the head at `head`.
@@ -268,7 +281,209 @@ HS_HD Inertia6<T> shift_back(const Vector3<T>& d, const Inertia6<T>& m) {
 
 struct StepCounts {
   int failures = 0;
+  int contacts = 0;  // point and collider pairs in the contact problem
+  int dropped = 0;   // beyond kMaxContacts
 };
+
+// The velocity of a point (element e, offset d, map G) for rates `rates` with the clamp still,
+// J q̇: the element starts' spatial velocities V_{q+1} = Φ_q V_q + H_q q̇_q from V_0 = 0, then
+// v = a + α × d + G q̇_e (X V + G q̇).
+template <class T>
+HS_HD Vector3<T> point_velocity(const HelixStrand<T>& st, const PointContact<T>& c, T* rates) {
+  const HelixBatchArrays<T>& a = st.a;
+  Spatial<T> V{};
+  for (int q = 0; q < c.element; ++q) {
+    const Vector3<T> r = st.vec(rates, q);
+    const Spatial<T> moved = shift(st.vec(a.chord, q), V);
+    V = {moved.angular + st.mat(a.h_map, 2 * q) * r, moved.linear + st.mat(a.h_map, 2 * q + 1) * r};
+  }
+  return V.linear + cross(V.angular, c.d) + c.G * st.vec(rates, c.element);
+}
+
+// Adds A⁻¹ Jᵀ f, the rate change of a force f at contact point c, to `rates`: the recursion's
+// two passes with nothing but the force (no motion, gravity or elasticity; the reference's
+// StepSystem::respond). The force enters its element's u as Gᵀ f and its bias as −Xᵀ f.
+template <class T>
+HS_HD void add_response(const HelixStrand<T>& st, const PointContact<T>& c, const Vector3<T>& f,
+                        T* rates) {
+  const HelixBatchArrays<T>& a = st.a;
+  Spatial<T> bias_end{};  // elements past c's carry nothing
+  for (int q = c.element; q >= 0; --q) {
+    Vector3<T> u = -(transpose(st.mat(a.h_map, 2 * q)) * bias_end.angular +
+                     transpose(st.mat(a.h_map, 2 * q + 1)) * bias_end.linear);
+    Spatial<T> bias = shift_back(st.vec(a.chord, q), bias_end);
+    if (q == c.element) {
+      u += transpose(c.G) * f;
+      bias.angular -= cross(c.d, f);
+      bias.linear -= f;
+    }
+    const Vector3<T> Diu = st.mat(a.d_inverse, q) * u;
+    bias.angular += transpose(st.mat(a.u_map, 2 * q)) * Diu;
+    bias.linear += transpose(st.mat(a.u_map, 2 * q + 1)) * Diu;
+    st.set(a.impulse_rhs, q, u);
+    bias_end = bias;
+  }
+  Spatial<T> A{};
+  for (int q = 0; q < a.elements; ++q) {
+    const Vector3<T> u = q <= c.element ? st.vec(a.impulse_rhs, q) : Vector3<T>{};
+    const Vector3<T> x = st.mat(a.d_inverse, q) * (u - st.mat(a.u_map, 2 * q) * A.angular -
+                                                   st.mat(a.u_map, 2 * q + 1) * A.linear);
+    st.set(rates, q, st.vec(rates, q) + x);
+    const Spatial<T> moved = shift(st.vec(a.chord, q), A);
+    A = {moved.angular + st.mat(a.h_map, 2 * q) * x, moved.linear + st.mat(a.h_map, 2 * q + 1) * x};
+  }
+}
+
+// The contact's velocities for the current rates: (normal with the gap over h, J q̇ with the
+// clamp still, as the reference's b; tangents of the full velocity, the clamp's rigid motion
+// added: the slip).
+template <class T>
+HS_HD Vector3<T> contact_velocity(const HelixStrand<T>& st, const PointContact<T>& c,
+                                  const Vector3<T>& rigid, T h) {
+  const Vector3<T> v = point_velocity(st, c, st.a.rate), full = v + rigid;
+  const Vector3<T> n{c.basis(0, 0), c.basis(0, 1), c.basis(0, 2)};
+  const Vector3<T> t1{c.basis(1, 0), c.basis(1, 1), c.basis(1, 2)};
+  const Vector3<T> t2{c.basis(2, 0), c.basis(2, 1), c.basis(2, 2)};
+  return {dot(n, v) + max_of(c.gap, -h * T(kMaxDepenetrationSpeed)) / h, dot(t1, full),
+          dot(t2, full)};
+}
+
+// The 2 x 2 tangential block's inverse times a 2-vector.
+template <class T>
+HS_HD void solve2(const Matrix3<T>& W, T b1, T b2, T& x1, T& x2) {
+  const T det = W(1, 1) * W(2, 2) - W(1, 2) * W(2, 1);
+  x1 = (W(2, 2) * b1 - W(1, 2) * b2) / det;
+  x2 = (W(1, 1) * b2 - W(2, 1) * b1) / det;
+}
+
+// A contact's part of the residual (m/s), as the reference's: the normal's complementarity gap
+// and how far the friction impulse is from its projection, in velocities.
+template <class T>
+HS_HD T contact_residual(const PointContact<T>& c, const Vector3<T>& v) {
+  T worst = abs_of(min_of(c.impulse.x * c.W(0, 0), v.x));
+  if (!(c.friction > T(0))) return worst;
+  T s1, s2;
+  solve2(c.W, v.y, v.z, s1, s2);
+  T t1 = c.impulse.y - s1, t2 = c.impulse.z - s2;
+  const T limit = c.friction * max_of(T(0), c.impulse.x), length = std::sqrt(t1 * t1 + t2 * t2);
+  if (length > limit) t1 *= limit / length, t2 *= limit / length;
+  const T d1 = c.impulse.y - t1, d2 = c.impulse.z - t2;
+  const T r1 = c.W(1, 1) * d1 + c.W(1, 2) * d2, r2 = c.W(2, 1) * d1 + c.W(2, 2) * d2;
+  return max_of(worst, std::sqrt(r1 * r1 + r2 * r2));
+}
+
+// The contacts of the step (docs/models/super-helices.md "Contacts", the kernels' part): the
+// quadrature points on the state at the step's start, the clamp at its end, against the posed
+// colliders; a pair enters when its gap is below what it could close in two steps at its speed
+// (plus 1 % of its element); their impulses added to the rates q̇ + h q̈ (in a.rate).
+template <class T>
+HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, const Clamp<T>& clamp,
+                            StepCounts& counts) {
+  const HelixBatchArrays<T>& a = st.a;
+  if (in.collider_count == 0) return;
+  const T h = in.dt;
+  PointContact<T> contacts[kMaxContacts];
+  int m = 0;
+  const Vector3<T> zero{};
+  // No contacts closer to the clamp than the first output edge (the output point 1's arc
+  // length): the span the other models' clamped vertices, the root and the next, hold.
+  const Mat<T, 2, 1> second = st.template get<2, 1>(a.sample, 1);
+  T clamped_span = second[1];
+  for (int q = 0; q < int(second[0]); ++q) clamped_span += st.scalar(a.length, q);
+  T arc = T(0);
+  for (int q = 0; q < a.elements; arc += st.scalar(a.length, q), ++q) {
+    const T length = st.scalar(a.length, q);
+    const Vector3<T> kappa = st.vec(a.curvature, q), r0 = st.vec(a.start_point, q);
+    const Matrix3<T> R = st.mat(a.start_frame, q);
+    for (int g = 0; g < in.quadrature; ++g) {
+      if (arc + in.nodes[g] * length < clamped_span) continue;
+      const ElementPoint<T> e = element_point(kappa, zero, in.nodes[g] * length);
+      PointContact<T> c;
+      c.element = q;
+      c.d = R * e.p;
+      c.G = R * e.P;
+      const Vector3<T> x = r0 + c.d;
+      const Vector3<T> rigid = clamp.velocity + cross(clamp.spin, x - clamp.point);
+      const Vector3<T> v = point_velocity(st, c, a.rate) + rigid;
+      const T reach = T(2) * h * norm(v) + T(0.01) * length;
+      const Vector3<T> local = in.head_pose.apply_inverse(x);
+      for (int k = 0; k < in.collider_count; ++k) {
+        const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
+        const T gap = sd.distance - in.contact_thickness;
+        if (!(gap < reach)) continue;
+        if (m == kMaxContacts) {
+          ++counts.dropped;
+          continue;
+        }
+        const Vector3<T> n = in.head_pose.rotate(sd.normal), t1 = orthogonal_unit(n),
+                         t2 = cross(n, t1);
+        for (int col = 0; col < 3; ++col)
+          c.basis(0, col) = n[col], c.basis(1, col) = t1[col], c.basis(2, col) = t2[col];
+        c.gap = gap;
+        c.friction = in.colliders[k].friction;
+        contacts[m++] = c;
+      }
+    }
+  }
+  counts.contacts += m;
+  if (m == 0) return;
+  // Each contact's block of W in its basis: the velocity change J A⁻¹ Jᵀ of a unit force along
+  // each basis direction, through the scratch rates.
+  T tolerance = T(1);
+  for (int i = 0; i < m; ++i) {
+    PointContact<T>& c = contacts[i];
+    for (int k = 0; k < 3; ++k) {
+      for (int q = 0; q < a.elements; ++q) st.set(a.impulse_rate, q, zero);
+      const Vector3<T> f{c.basis(k, 0), c.basis(k, 1), c.basis(k, 2)};
+      add_response(st, c, f, a.impulse_rate);
+      const Vector3<T> dv = point_velocity(st, c, a.impulse_rate);
+      for (int j = 0; j < 3; ++j)
+        c.W(j, k) = c.basis(j, 0) * dv.x + c.basis(j, 1) * dv.y + c.basis(j, 2) * dv.z;
+    }
+    c.impulse = zero;
+    const Vector3<T> rigid =
+        clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
+    const Vector3<T> b = contact_velocity(st, c, rigid, h);
+    tolerance =
+        max_of(tolerance,
+               max_of(abs_of(b.x), c.friction > T(0) ? max_of(abs_of(b.y), abs_of(b.z)) : T(0)));
+  }
+  tolerance *= T(1e-6);
+  // Projected Gauss-Seidel, each impulse change applied to the rates at once.
+  for (int sweep = 1; sweep <= in.contact_sweeps; ++sweep) {
+    for (int i = 0; i < m; ++i) {
+      PointContact<T>& c = contacts[i];
+      if (!(c.W(0, 0) > T(0))) continue;  // a point the rates cannot move
+      const Vector3<T> rigid =
+          clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
+      Vector3<T> v = contact_velocity(st, c, rigid, h);
+      const T normal = max_of(T(0), c.impulse.x - v.x / c.W(0, 0));
+      const Vector3<T> n{c.basis(0, 0), c.basis(0, 1), c.basis(0, 2)};
+      if (normal != c.impulse.x) add_response(st, c, (normal - c.impulse.x) * n, a.rate);
+      c.impulse.x = normal;
+      if (!(c.friction > T(0))) continue;
+      v = contact_velocity(st, c, rigid, h);
+      T s1, s2;
+      solve2(c.W, v.y, v.z, s1, s2);
+      T p1 = c.impulse.y - s1, p2 = c.impulse.z - s2;
+      const T limit = c.friction * normal, length = std::sqrt(p1 * p1 + p2 * p2);
+      if (length > limit) p1 *= limit / length, p2 *= limit / length;
+      const Vector3<T> t1{c.basis(1, 0), c.basis(1, 1), c.basis(1, 2)};
+      const Vector3<T> t2{c.basis(2, 0), c.basis(2, 1), c.basis(2, 2)};
+      add_response(st, c, (p1 - c.impulse.y) * t1 + (p2 - c.impulse.z) * t2, a.rate);
+      c.impulse.y = p1, c.impulse.z = p2;
+    }
+    if (sweep % 10 != 0) continue;
+    T worst = T(0);
+    for (int i = 0; i < m; ++i) {
+      const PointContact<T>& c = contacts[i];
+      const Vector3<T> rigid =
+          clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
+      worst = max_of(worst, contact_residual(c, contact_velocity(st, c, rigid, h)));
+    }
+    if (worst <= tolerance) break;
+  }
+}
 
 // One semi-implicit step of the strand (the reference's `step` with the recursive method and no
 // contacts): the clamp at the step's end, q̈ by the two passes, q̇ += h q̈, q += h q̇.
@@ -383,12 +598,14 @@ HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
     const Spatial<T> moved = shift(st.vec(a.chord, q), A);
     A = {moved.angular + st.mat(a.h_map, 2 * q) * qddot + st.vec(a.c_end, 2 * q),
          moved.linear + st.mat(a.h_map, 2 * q + 1) * qddot + st.vec(a.c_end, 2 * q + 1)};
-    const Vector3<T> rate = st.vec(a.rate, q) + h * qddot;
-    const Vector3<T> kappa = st.vec(a.curvature, q) + h * rate;
+    st.set(a.rate, q, st.vec(a.rate, q) + h * qddot);
+  }
+  resolve_contacts(st, in, clamp, counts);
+  for (int q = 0; q < a.elements; ++q) {
+    const Vector3<T> kappa = st.vec(a.curvature, q) + h * st.vec(a.rate, q);
     // x − x is 0 unless x is NaN or infinite.
     if (!(kappa.x - kappa.x == T(0) && kappa.y - kappa.y == T(0) && kappa.z - kappa.z == T(0)))
       counts.failures = 1;
-    st.set(a.rate, q, rate);
     st.set(a.curvature, q, kappa);
   }
   forward_kinematics(st, clamp);

@@ -3,7 +3,8 @@
 // Space Clothoid's; docs/models/super-helices.md, "Contacts"): after a step's unconstrained
 // solve, impulses P at the contact points change the rates by A⁻¹ Jᵀ P (A the step's matrix),
 // with, for every contact of gap g = φ − δ,
-//   normal:   g + h n·(J q̇⁺) ≥ 0,  P_n ≥ 0,  complementary (no pull, inelastic);
+//   normal:   max(g, −h v_out) + h n·(J q̇⁺) ≥ 0,  P_n ≥ 0,  complementary (no pull,
+//             inelastic; a point inside comes out at v_out = kernels::kMaxDepenetrationSpeed);
 //   friction: the point's slip velocity zero while |P_t| < μ P_n, else P_t = −μ P_n along the
 //             slip (Coulomb, maximal dissipation).
 // A complementarity problem in the Delassus operator W = J A⁻¹ Jᵀ, solved by projected
@@ -36,14 +37,28 @@ struct PointContact {
   int first_row = 0;
 };
 
+// The signed distance of `x` to collider `c`, the collider posed by `pose` (its frame carried
+// by a head; null: the world's) and its outward normal in the world.
+inline kernels::SignedDistance<double> posed_distance(const kernels::Collider<double>& c,
+                                                      const Eigen::Vector3d& x,
+                                                      const kernels::RigidPose<double>* pose) {
+  if (!pose) return kernels::signed_distance(c, bridge::to_kernel(x));
+  kernels::SignedDistance<double> sd =
+      kernels::signed_distance(c, pose->apply_inverse(bridge::to_kernel(x)));
+  sd.normal = pose->rotate(sd.normal);
+  return sd;
+}
+
 // The contact of a point at `x`, with Jacobian `jacobian` and velocity `velocity`, with collider
-// `c`, if its gap φ − `thickness` is below `reach` (a speculative contact: about what the point
-// could close in the step): the directions from the distance field's outward normal.
+// `c` (posed by `pose` when given), if its gap φ − `thickness` is below `reach` (a speculative
+// contact: about what the point could close in the step): the directions from the distance
+// field's outward normal.
 inline std::optional<PointContact> touching(const kernels::Collider<double>& c,
                                             const Eigen::Vector3d& x, double thickness,
                                             double reach, const Eigen::MatrixXd& jacobian,
-                                            const Eigen::Vector3d& velocity) {
-  const auto sd = kernels::signed_distance(c, bridge::to_kernel(x));
+                                            const Eigen::Vector3d& velocity,
+                                            const kernels::RigidPose<double>* pose = nullptr) {
+  const auto sd = posed_distance(c, x, pose);
   const double gap = sd.distance - thickness;
   if (!(gap < reach)) return std::nullopt;
   PointContact contact;
@@ -248,7 +263,8 @@ ImpulseReport apply_contact_impulses(std::vector<PointContact>& contacts, double
     const MatX dirs = c.directions.leftCols(c.rows);
     J.middleRows(c.first_row, c.rows) = dirs.transpose() * c.jacobian;
     Y.middleCols(c.first_row, c.rows) = respond(i, dirs);
-    b(c.first_row) = c.directions.col(0).dot(c.jacobian * qdot) + c.gap / h;
+    b(c.first_row) = c.directions.col(0).dot(c.jacobian * qdot) +
+                     std::max(c.gap, -h * kernels::kMaxDepenetrationSpeed) / h;
     if (c.rows == 3)
       b.segment<2>(c.first_row + 1) = c.directions.rightCols<2>().transpose() * c.velocity;
   }

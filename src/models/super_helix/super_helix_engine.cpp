@@ -28,6 +28,7 @@ kernels::Matrix3<T> mat(const Eigen::Matrix3d& m) {
 std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* fit_error) {
   const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
   const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   std::vector<super_helix::SuperHelix> rods(setup.strands.strand_count());
   double worst = 0;
 #pragma omp parallel for schedule(dynamic) reduction(max : worst)
@@ -53,6 +54,15 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
     rod.gusts = wind;  // its mean included
     rod.motion = setup.head;
     rod.motion.center = setup.head.center.value_or(Vec3::Zero());
+    // The head's colliders, carried by it; contact at the centreline (as the other models).
+    rod.colliders = colliders;
+    rod.obstacle_motion = setup.head;
+    rod.contact_thickness = 0;
+    // No contacts on the first output edge (load_strand's samples: the span the head holds).
+    double total = 0;
+    for (const super_helix::Element& e : rod.elements) total += e.length;
+    rod.contact_start = total / double(points.size() - 1);
+    rod.contact_sweeps = settings.contact_sweeps;
   }
   if (fit_error) *fit_error = worst;
   return rods;
@@ -144,6 +154,12 @@ SuperHelixEngine<T>::SuperHelixEngine(const HairSetup& setup, engine::Precision)
   const quadrature::Rule& rule = quadrature::gauss_legendre(settings.quadrature);
   if (int(rule.nodes.size()) > kernels::super_helix::kMaxQuadrature)
     throw Error("solver.quadrature", "at most 16 points per element in the kernels");
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+  input_.collider_count = int(colliders.size());
+  for (int c = 0; c < input_.collider_count; ++c)
+    input_.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
+  input_.contact_thickness = T(0);
+  input_.contact_sweeps = settings.contact_sweeps;
   input_.quadrature = int(rule.nodes.size());
   for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
     input_.nodes[g] = T(rule.nodes[g]);
@@ -180,6 +196,7 @@ template <class T>
 const typename SuperHelixEngine<T>::Batch::Parameters& SuperHelixEngine<T>::parameters(double t) {
   input_.time = T(t);
   input_.head = head_state<T>(head_, t + dt_);
+  input_.head_pose = bridge::rigid_pose<T>(head_, t + dt_);
   return input_;
 }
 

@@ -17,10 +17,6 @@ using Counters = kernels::super_helix::HelixBatch<double>;
 
 // What the kernels do not take yet, refused naming the scene's field (exit 2).
 void check_supported(const HairSetup& setup) {
-  if (!setup.colliders.empty())
-    throw Error("head.colliders",
-                "model 'super_helix' takes no colliders in hairstyles yet (its contacts are in "
-                "single-rod scenes only)");
   if (setup.interaction.enabled)
     throw Error("interaction.enabled",
                 "model 'super_helix' does not take hair-hair interaction yet");
@@ -38,7 +34,7 @@ class SuperHelixReferenceSimulator final : public engine::Simulator {
 
   void step() override {
     for (super_helix::SuperHelix& rod : rods_)
-      super_helix::step(rod, dt(), super_helix::Method::recursive);
+      counts_[1] += super_helix::step(rod, dt(), super_helix::Method::recursive).contacts;
     ++steps_;
   }
   engine::StepCounters counts() override { return engine::batch_counters<Counters>(counts_); }
@@ -112,6 +108,7 @@ std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s)
       s.integer("quadrature", out->quadrature, 1, kernels::super_helix::kMaxQuadrature);
   out->internal_friction =
       s.number("internal_friction", out->internal_friction, ">= 0", scene::non_negative);
+  out->contact_sweeps = s.integer("contact_sweeps", out->contact_sweeps, 1, 1'000'000);
   s.finish();
   return out;
 }

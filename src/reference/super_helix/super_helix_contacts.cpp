@@ -42,24 +42,36 @@ std::vector<Contact> find_contacts(const SuperHelix& rod, double h, const VecX& 
                                    const std::vector<ElementStart>& starts,
                                    const std::vector<ElementMap>& maps,
                                    const std::vector<Vec6>& velocities) {
+  // The obstacles where their motion puts them at the step's end (a head's colliders).
+  const std::optional<kernels::RigidPose<double>> posed =
+      rod.obstacle_motion
+          ? std::optional(bridge::rigid_pose<double>(*rod.obstacle_motion, rod.time + h))
+          : std::nullopt;
+  const kernels::RigidPose<double>* pose = posed ? &*posed : nullptr;
   const int k = rod.coordinates_per_element();
   const Quadrature& rule = gauss_legendre(rod.quadrature);
   std::vector<Contact> out;
+  std::vector<double> arc(rod.elements.size(), 0.0);  // each element's start, from the clamp
+  for (std::size_t q = 0; q < rod.elements.size(); ++q) {
+    const int parent = rod.elements[q].parent;
+    if (parent >= 0) arc[q] = arc[std::size_t(parent)] + rod.elements[std::size_t(parent)].length;
+  }
   for (std::size_t q = 0; q < rod.elements.size(); ++q) {
     const double length = rod.elements[q].length;
     for (double node : rule.nodes) {
+      if (arc[q] + node * length < rod.contact_start) continue;
       const RodPoint p = rod_point(rod, starts, int(q), node * length);
       const Vec3 velocity = p.X * velocities[q] + p.G * qdot.segment(int(q) * k, k);
       MatX jacobian;  // computed for the points that touch only
       for (const kernels::Collider<double>& c : rod.colliders) {
         const double reach = 2 * h * velocity.norm() + 0.01 * length;
-        if (!(kernels::signed_distance(c, bridge::to_kernel(p.position)).distance -
+        if (!(::hairsim::reference::posed_distance(c, p.position, pose).distance -
                   rod.contact_thickness <
               reach))
           continue;
         if (jacobian.size() == 0) jacobian = point_jacobian(rod, maps, p);
         if (auto contact = ::hairsim::reference::touching(c, p.position, rod.contact_thickness,
-                                                          reach, jacobian, velocity))
+                                                          reach, jacobian, velocity, pose))
           out.push_back({*contact, p});
       }
     }

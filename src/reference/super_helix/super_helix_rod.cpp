@@ -1,5 +1,7 @@
 #include "reference/super_helix/super_helix_rod.hpp"
 
+#include "reference/contact_impulses.hpp"
+
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -543,6 +545,10 @@ double max_penetration(const SuperHelix& rod) {
   if (rod.colliders.empty()) return 0;
   const std::vector<ElementStart> starts = element_starts(rod, root_state(rod, rod.time));
   const Quadrature& rule = gauss_legendre(rod.quadrature);
+  const std::optional<kernels::RigidPose<double>> posed =
+      rod.obstacle_motion
+          ? std::optional(bridge::rigid_pose<double>(*rod.obstacle_motion, rod.time))
+          : std::nullopt;
   double deepest = 0;
   for (std::size_t q = 0; q < rod.elements.size(); ++q)
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
@@ -550,8 +556,9 @@ double max_penetration(const SuperHelix& rod) {
           element_point(rod.curvature[q], Vec3::Zero(), rule.nodes[g] * rod.elements[q].length);
       const Vec3 x = starts[q].point + starts[q].frame * e.p;
       for (const kernels::Collider<double>& c : rod.colliders)
-        deepest = std::max(deepest, rod.contact_thickness -
-                                        kernels::signed_distance(c, bridge::to_kernel(x)).distance);
+        deepest = std::max(deepest,
+                           rod.contact_thickness -
+                               reference::posed_distance(c, x, posed ? &*posed : nullptr).distance);
     }
   return deepest;
 }

@@ -71,6 +71,11 @@ struct SuperHelix {
   std::vector<kernels::Collider<double>> colliders;
   double contact_thickness = 0;
   int contact_sweeps = 1000;
+  // The colliders' motion (a head's, which carries them: `colliders` then in its frame); none:
+  // static in the world. Points closer to the clamp than `contact_start` (m of arc length) take
+  // no contacts (a hairstyle's strand: the span the head holds, its first output edge).
+  std::optional<ClampMotion> obstacle_motion;
+  double contact_start = 0;
 
   // The root clamp: its point and material frame (columns n0 = tangent, n1, n2) at t = 0, moved
   // by `motion` (rigid motion about its centre, and a twist about the tangent).
