@@ -13,8 +13,10 @@ struct HelixBatch {
   using Arrays = HelixBatchArrays<T>;
   using Parameters = StepInput<T>;
 
-  static constexpr int kCounters = 2;
-  static constexpr const char* kCounterNames[kCounters] = {"solver_failures", "contacts"};
+  static constexpr int kCounters = 3;
+  // Contacts beyond kMaxContacts a strand and step are dropped (counted: 0 expected).
+  static constexpr const char* kCounterNames[kCounters] = {"solver_failures", "contacts",
+                                                           "dropped_contacts"};
   static constexpr int kFailureCounter = 0;
   static constexpr int kCudaBlock = 64;
   static constexpr int kClampedVertices = 1;  // the output's first point is the clamp's
@@ -29,15 +31,16 @@ struct HelixBatch {
     const StepCounts c = super_helix::step(HelixStrand<T>{tile, lane}, p);
     counts[0] += c.failures;
     counts[1] += c.contacts;
+    counts[2] += c.dropped;
   }
   // The output points (hair.vertices along each centreline), resampled after every step.
   static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }
   static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }
   static VertexScalars<T> masses(const Arrays& a) { return {a.mass, a.vertices, 1, 0}; }
-  // No contacts in these kernels yet: no colliders.
-  static Collider<T>* colliders(Parameters&, int& count) {
-    count = 0;
-    return nullptr;
+  // The head's colliders (the cuda simulator points their distance grids to device copies).
+  static Collider<T>* colliders(Parameters& p, int& count) {
+    count = p.collider_count;
+    return p.colliders;
   }
 
  private:

@@ -18,7 +18,7 @@
 
 namespace hairsim::kernels::super_helix {
 
-constexpr int kMaxContacts = 64;
+constexpr int kMaxContacts = 128;
 
 // max, min and |x| in T on host and device (C's fmax and fabs are double's).
 template <class T>

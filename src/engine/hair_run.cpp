@@ -45,7 +45,12 @@ struct FrameStats {
 class FrameMeter {
  public:
   FrameMeter(const HairScene& sc, const std::vector<Vec3>& start, int vertices)
-      : sc_(sc), start_(start), v_(vertices), colliders_(kernel_colliders(sc.setup)) {
+      : sc_(sc),
+        start_(start),
+        v_(vertices),
+        held_(find_model(sc.options.model).held_vertices),
+        edges_kept_(find_model(sc.options.model).inextensible_edges),
+        colliders_(kernel_colliders(sc.setup)) {
     mass_.assign(start.size(), 0.0);
     rest_.assign(start.size(), 0.0);
 
@@ -64,13 +69,13 @@ class FrameMeter {
     const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
     for (std::size_t a = 0; a < x.size(); ++a) {
       const int i = int(a % v_);
-      if (i + 1 < v_) {
+      if (edges_kept_ && i + 1 < v_) {
         const double stretch = std::abs((x[a + 1] - x[a]).norm() / rest_[a] - 1);
         if (!(stretch <= f.max_stretch)) f.max_stretch = stretch, f.stretch_at = a;
       }
       const double speed = v[a].norm();
       if (!(speed <= f.max_speed)) f.max_speed = speed, f.speed_at = a;
-      if (i < 2) {
+      if (i < held_) {
         f.max_root_drift = std::max(f.max_root_drift,
                                     (x[a] - from_kernel(pose.apply(to_kernel(start_[a])))).norm());
       } else {
@@ -91,7 +96,9 @@ class FrameMeter {
   const HairScene& sc_;
   std::vector<Vec3> start_;
   int v_;
-  std::vector<double> mass_, rest_;                   // per vertex; rest_: edge starting there
+  int held_;                         // output points the head holds (the model's)
+  bool edges_kept_;                  // whether the output edges keep their length (the model's)
+  std::vector<double> mass_, rest_;  // per vertex; rest_: edge starting there
   std::vector<kernels::Collider<double>> colliders_;  // the setup's (its grids live in it)
 };
 

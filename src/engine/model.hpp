@@ -53,6 +53,12 @@ struct Model {
   std::function<std::vector<BenchColumn>(const HairSetup&, Backend, const StepCounters&,
                                          double strand_steps)>
       bench_values;
+  // What a hairstyle run may check of its output points (hair.vertices per strand): how many
+  // from the root the head holds (root drift is measured on them, penetration past them), and
+  // whether their edges keep their length (the stretch measure and the guard's max_strain; a
+  // reduced model's points sample an inextensible centreline, whose chords shorten as it bends).
+  int held_vertices = 2;
+  bool inextensible_edges = true;
   // Settings under which the batched backends converge to round-off of the reference, for the
   // parity tests (null: the defaults do).
   std::function<std::shared_ptr<const ModelSettings>()> parity_settings;

@@ -68,6 +68,7 @@ TEST(SuperHelixParity, CpuFollowsTheReferenceWithContacts) {
       EXPECT_TRUE(r.finite);
       EXPECT_LE(r.max_deviation_over_length, precision == engine::Precision::float64 ? 1e-9 : 2e-3);
       EXPECT_GT(r.contacts, 1000);
+      EXPECT_EQ(r.counts["dropped_contacts"], 0);
       EXPECT_EQ(r.counts["solver_failures"], 0);
     }
 }

@@ -86,15 +86,15 @@ kernels::super_helix::HeadState<T> head_state(const ClampMotion& head, double t)
     }
   }
   kernels::super_helix::HeadState<T> s;
-  s.R = mat<T>(c.frame);
-  s.R_dot = mat<T>(dr);
-  s.R_ddot = mat<T>(ddr);
-  s.center = vec<T>(center);
-  s.shift = vec<T>(c.point - center);
-  s.shift_dot = vec<T>(c.velocity);
-  s.shift_ddot = vec<T>(c.acceleration);
-  s.spin = vec<T>(c.angular_velocity);
-  s.angular_acceleration = vec<T>(c.angular_acceleration);
+  s.R = mat<double>(c.frame);
+  s.R_dot = mat<double>(dr);
+  s.R_ddot = mat<double>(ddr);
+  s.center = vec<double>(center);
+  s.shift = vec<double>(c.point - center);
+  s.shift_dot = vec<double>(c.velocity);
+  s.shift_ddot = vec<double>(c.acceleration);
+  s.spin = vec<double>(c.angular_velocity);
+  s.angular_acceleration = vec<double>(c.angular_acceleration);
   return s;
 }
 
@@ -144,12 +144,12 @@ SuperHelixEngine<T>::SuperHelixEngine(const HairSetup& setup, engine::Precision)
       dt_(setup.dt),
       elements_(engine::settings_of<SuperHelixSettings>(setup).elements) {
   const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
-  input_.dt = T(setup.dt);
-  input_.gravity = vec<T>(setup.gravity);
-  input_.damping = T(setup.damping);
-  input_.drag_normal = T(setup.drag_normal);
-  input_.drag_tangent = T(setup.drag_tangent);
-  input_.internal_friction = T(settings.internal_friction);
+  input_.dt = setup.dt;
+  input_.gravity = vec<double>(setup.gravity);
+  input_.damping = setup.damping;
+  input_.drag_normal = setup.drag_normal;
+  input_.drag_tangent = setup.drag_tangent;
+  input_.internal_friction = settings.internal_friction;
   input_.wind = kernels::convert<T>(engine::kernel_wind(setup.wind));
   const quadrature::Rule& rule = quadrature::gauss_legendre(settings.quadrature);
   if (int(rule.nodes.size()) > kernels::super_helix::kMaxQuadrature)
@@ -158,12 +158,12 @@ SuperHelixEngine<T>::SuperHelixEngine(const HairSetup& setup, engine::Precision)
   input_.collider_count = int(colliders.size());
   for (int c = 0; c < input_.collider_count; ++c)
     input_.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
-  input_.contact_thickness = T(0);
+  input_.contact_thickness = 0;
   input_.contact_sweeps = settings.contact_sweeps;
   input_.quadrature = int(rule.nodes.size());
   for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
-    input_.nodes[g] = T(rule.nodes[g]);
-    input_.weights[g] = T(rule.weights[g]);
+    input_.nodes[g] = rule.nodes[g];
+    input_.weights[g] = rule.weights[g];
   }
 }
 
@@ -194,7 +194,7 @@ void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup&
 
 template <class T>
 const typename SuperHelixEngine<T>::Batch::Parameters& SuperHelixEngine<T>::parameters(double t) {
-  input_.time = T(t);
+  input_.time = t;
   input_.head = head_state<T>(head_, t + dt_);
   input_.head_pose = bridge::rigid_pose<T>(head_, t + dt_);
   return input_;

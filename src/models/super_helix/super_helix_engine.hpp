@@ -13,7 +13,7 @@ namespace hairsim::models {
 
 // solver.* of a hairstyle scene with "model": "super_helix" (docs/scenes.md).
 struct SuperHelixSettings : engine::ModelSettings {
-  int elements = 8;              // helical elements per strand (the fit's)
+  int elements = 16;             // helical elements per strand (the fit's)
   int quadrature = 8;            // Gauss-Legendre points per element
   double internal_friction = 0;  // ν, s: the generalized force −ν K κ̇ (§4.5)
   int contact_sweeps = 1000;     // projected Gauss-Seidel sweeps of the contacts at most

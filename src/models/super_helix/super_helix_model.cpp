@@ -1,5 +1,5 @@
 // Model "super_helix" in the model table (engine/model.hpp): single-rod scenes on the reference,
-// hairstyles on the reference (a rod per strand) and on the batched kernels (cpu).
+// hairstyles on the reference (a rod per strand) and on the batched kernels (cpu, cuda).
 #include "models/super_helix/super_helix_model.hpp"
 
 #include <Eigen/Geometry>
@@ -94,8 +94,6 @@ std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine
   check_supported(setup);
   if (backend == engine::Backend::reference)
     return std::make_unique<SuperHelixReferenceSimulator>(setup);
-  if (backend == engine::Backend::cuda)
-    throw Error("backend", "model 'super_helix' runs hairstyles on 'reference' and 'cpu' so far");
   return engine::make_batched_simulator<SuperHelixEngine>(setup, backend, precision);
 }
 
@@ -113,6 +111,24 @@ std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s)
   return out;
 }
 
+// Contact pairs per strand and step (the reference's and the kernels' contact problems).
+std::vector<engine::BenchColumn> bench_values(const HairSetup&, engine::Backend,
+                                              const engine::StepCounters& c, double strand_steps) {
+  return {{"contacts", double(c["contacts"]) / strand_steps}};
+}
+
+// summary.json's "solver": the fit and the contact problems.
+nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions&,
+                       const engine::StepCounters& c, double strand_steps) {
+  const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
+  return {
+      {"elements", settings.elements},
+      {"quadrature", settings.quadrature},
+      {"contacts_per_strand_step", strand_steps > 0 ? double(c["contacts"]) / strand_steps : 0.0},
+      {"dropped_contacts", c["dropped_contacts"]},
+      {"failures", c["solver_failures"]}};
+}
+
 }  // namespace
 
 engine::Model super_helix_model() {
@@ -125,9 +141,14 @@ engine::Model super_helix_model() {
       [](const nlohmann::json& doc, const std::filesystem::path& dir) {
         return std::make_unique<Scene>(super_helix::parse_super_helix_scene(doc, dir));
       });
-  m.backends = {engine::Backend::reference, engine::Backend::cpu};
+  m.backends = {engine::Backend::reference, engine::Backend::cpu, engine::Backend::cuda};
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
+  m.summary = summary;
+  m.held_vertices = 1;           // the output's first point is the clamp's
+  m.inextensible_edges = false;  // the points sample the centreline; its chords bend
+  m.bench_columns = {"contact"};
+  m.bench_values = bench_values;
   return m;
 }
 
