@@ -43,6 +43,7 @@ struct PointContact {
   Vector3<T> d;
   Matrix3<T> G, basis, W;
   T gap = 0, friction = 0;
+  T mass = 0;  // the centreline's mass the point stands for (ρS times its quadrature weight), kg
   Vector3<T> impulse;
 };
 

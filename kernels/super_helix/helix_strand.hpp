@@ -435,17 +435,18 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in,
           c.basis(0, col) = n[col], c.basis(1, col) = t1[col], c.basis(2, col) = t2[col];
         c.gap = gap;
         c.friction = in.colliders[k].friction;
+        c.mass = st.scalar(a.material, 3) * in.weights[g] * length;
         contacts[m++] = c;
       }
     }
   }
-  counts.contacts += m;
   if (m == 0) return;
   // Each contact's block of W in its basis: the velocity change J A⁻¹ Jᵀ of a unit force along
-  // each basis direction, through the scratch rates.
-  Real tolerance = Real(1);
+  // each basis direction, through the scratch rates. Points the clamp holds (normal mobility times
+  // mass below kMinContactMobility) leave the problem.
+  int kept = 0;
   for (int i = 0; i < m; ++i) {
-    PointContact<Real>& c = contacts[i];
+    PointContact<Real> c = contacts[i];
     for (int k = 0; k < 3; ++k) {
       for (int q = 0; q < a.elements; ++q) st.set(a.impulse_rate, q, zero);
       const Vector3<Real> f{c.basis(k, 0), c.basis(k, 1), c.basis(k, 2)};
@@ -455,6 +456,15 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in,
         c.W(j, k) = c.basis(j, 0) * dv.x + c.basis(j, 1) * dv.y + c.basis(j, 2) * dv.z;
     }
     c.impulse = zero;
+    if (c.W(0, 0) * c.mass >= Real(kMinContactMobility)) contacts[kept++] = c;
+  }
+  m = kept;
+  counts.contacts += m;
+  if (m == 0) return;
+  // The stop: a residual of 1e-6 of the largest free velocity (at least 1 m/s), as the reference.
+  Real tolerance = Real(1);
+  for (int i = 0; i < m; ++i) {
+    const PointContact<Real>& c = contacts[i];
     const Vector3<Real> rigid =
         clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
     const Vector3<Real> b = contact_velocity(st, c, rigid, h);

@@ -35,6 +35,10 @@ struct PointContact {
   Eigen::Vector3d velocity;
   int rows = 1;  // 1 (frictionless: the normal only) or 3
   int first_row = 0;
+  // The mass the point stands for (kg; ρS times its quadrature weight): with it, a point whose
+  // normal mobility W_nn times it is below kernels::kMinContactMobility is left to the clamp
+  // that holds it; 0: always in the problem.
+  double mass = 0;
 };
 
 // The signed distance of `x` to collider `c`, the collider posed by `pose` (its frame carried
@@ -241,11 +245,25 @@ inline bool solve_active_set(const std::vector<Contact>& contacts, const MatX& W
 // over a step h and adds the impulses' change to them. `respond(i, forces)` is A⁻¹ J_iᵀ forces
 // (n x c for the 3 x c forces at contact i). At most `max_sweeps` sweeps.
 template <class Respond>
-ImpulseReport apply_contact_impulses(std::vector<PointContact>& contacts, double h, int max_sweeps,
-                                     Respond&& respond, Eigen::VectorXd& qdot) {
+ImpulseReport apply_contact_impulses(const std::vector<PointContact>& found, double h,
+                                     int max_sweeps, Respond&& respond, Eigen::VectorXd& qdot) {
   using impulses::MatX;
   using impulses::VecX;
   ImpulseReport report;
+  // Points a clamp holds leave the problem (W_nn = n·J A⁻¹ Jᵀ n, one response each); `source`
+  // maps the problem's contacts to `found`'s, which `respond` indexes.
+  std::vector<PointContact> contacts;
+  std::vector<std::size_t> source;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const PointContact& c = found[i];
+    if (c.mass > 0) {
+      const Eigen::Vector3d n = c.directions.col(0);
+      const double w = n.dot(c.jacobian * respond(i, MatX(n)).col(0));
+      if (w * c.mass < kernels::kMinContactMobility) continue;
+    }
+    contacts.push_back(c);
+    source.push_back(i);
+  }
   report.contacts = int(contacts.size());
   if (contacts.empty()) return report;
   // The rows (each contact's normal, then its tangents): J (rows x n), Y = A⁻¹ Jᵀ, W = J Y and
@@ -262,7 +280,7 @@ ImpulseReport apply_contact_impulses(std::vector<PointContact>& contacts, double
     const PointContact& c = contacts[i];
     const MatX dirs = c.directions.leftCols(c.rows);
     J.middleRows(c.first_row, c.rows) = dirs.transpose() * c.jacobian;
-    Y.middleCols(c.first_row, c.rows) = respond(i, dirs);
+    Y.middleCols(c.first_row, c.rows) = respond(source[i], dirs);
     b(c.first_row) = c.directions.col(0).dot(c.jacobian * qdot) +
                      std::max(c.gap, -h * kernels::kMaxDepenetrationSpeed) / h;
     if (c.rows == 3)

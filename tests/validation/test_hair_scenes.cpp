@@ -304,7 +304,7 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
        "hair.generate.seed: must be between 0 and 1073741824 (got 18446744073709551615)"},
       {base + "--model superhelix",
        "model: unknown model 'superhelix' (available: der, cosserat, super_helix, super_clothoid)"},
-      {base + "--model super_helix", "model 'super_helix' simulates hairstyles on: none"},
+      {base + "--model super_clothoid", "model 'super_clothoid' simulates hairstyles on: none"},
       {base + "--model cosserat --set time.integrator=symplectic",
        "time.integrator: model 'cosserat' steps with 'implicit' (got 'symplectic')"},
       {base + "--set solver.newton_max_iterations=5",

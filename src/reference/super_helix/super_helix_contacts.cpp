@@ -58,7 +58,8 @@ std::vector<Contact> find_contacts(const SuperHelix& rod, double h, const VecX& 
   }
   for (std::size_t q = 0; q < rod.elements.size(); ++q) {
     const double length = rod.elements[q].length;
-    for (double node : rule.nodes) {
+    for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+      const double node = rule.nodes[g];
       if (arc[q] + node * length < rod.contact_start) continue;
       const RodPoint p = rod_point(rod, starts, int(q), node * length);
       const Vec3 velocity = p.X * velocities[q] + p.G * qdot.segment(int(q) * k, k);
@@ -71,8 +72,10 @@ std::vector<Contact> find_contacts(const SuperHelix& rod, double h, const VecX& 
           continue;
         if (jacobian.size() == 0) jacobian = point_jacobian(rod, maps, p);
         if (auto contact = ::hairsim::reference::touching(c, p.position, rod.contact_thickness,
-                                                          reach, jacobian, velocity, pose))
+                                                          reach, jacobian, velocity, pose)) {
+          contact->mass = rod.linear_density * rule.weights[g] * length;
           out.push_back({*contact, p});
+        }
       }
     }
   }
