@@ -43,6 +43,17 @@ struct VertexVectors {
   HS_HD bool interleaved() const { return array[0] == array[1] && array[1] == array[2]; }
 };
 
+// A vector field stored as three rows per vertex in one array (component c of vertex v at row
+// 3 v + c), as Cosserat's and the Super-Helix's batches keep theirs.
+template <class S>
+HS_HD VertexVectors<S> interleaved_vectors(S* array, int vertices) {
+  VertexVectors<S> f;
+  for (int c = 0; c < 3; ++c) f.array[c] = array, f.component_row[c] = c;
+  f.rows = 3 * vertices;
+  f.vertex_rows = 3;
+  return f;
+}
+
 // A per-vertex scalar field (a mass): vertex v is row vertex_rows * v + first_row of `array`,
 // an array of `rows` rows per strand.
 template <class S>

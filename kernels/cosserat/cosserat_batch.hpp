@@ -43,8 +43,12 @@ struct CosseratBatch {
     counts[4] += c.contacts;
     counts[5] += c.retried;
   }
-  static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }
-  static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }
+  static VertexVectors<T> positions(const Arrays& a) {
+    return interleaved_vectors(a.x, a.vertices);
+  }
+  static VertexVectors<T> velocities(const Arrays& a) {
+    return interleaved_vectors(a.velocity, a.vertices);
+  }
   // `velocity` is ṗ of the state, one per vertex (eq. 30's predicted position p + Δt ṗ): a
   // velocity change written there enters the next implicit step as the inertia term's target,
   // whose minimisation over the inextensible configurations projects it (J⁺ in the M-norm). The
@@ -53,16 +57,6 @@ struct CosseratBatch {
   static Collider<T>* colliders(Parameters& p, int& count) {
     count = p.loads.collider_count;
     return p.loads.colliders;
-  }
-
- private:
-  // Three rows per vertex in one array.
-  static VertexVectors<T> vectors(T* array, int vertices) {
-    VertexVectors<T> f;
-    for (int c = 0; c < 3; ++c) f.array[c] = array, f.component_row[c] = c;
-    f.rows = 3 * vertices;
-    f.vertex_rows = 3;
-    return f;
   }
 };
 

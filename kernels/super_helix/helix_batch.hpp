@@ -34,22 +34,17 @@ struct HelixBatch {
     counts[2] += c.dropped;
   }
   // The output points (hair.vertices along each centreline), resampled after every step.
-  static VertexVectors<T> positions(const Arrays& a) { return vectors(a.x, a.vertices); }
-  static VertexVectors<T> velocities(const Arrays& a) { return vectors(a.velocity, a.vertices); }
+  static VertexVectors<T> positions(const Arrays& a) {
+    return interleaved_vectors(a.x, a.vertices);
+  }
+  static VertexVectors<T> velocities(const Arrays& a) {
+    return interleaved_vectors(a.velocity, a.vertices);
+  }
   static VertexScalars<T> masses(const Arrays& a) { return {a.mass, a.vertices, 1, 0}; }
   // The head's colliders (the cuda simulator points their distance grids to device copies).
   static Collider<T>* colliders(Parameters& p, int& count) {
     count = p.collider_count;
     return p.colliders;
-  }
-
- private:
-  static VertexVectors<T> vectors(T* array, int vertices) {
-    VertexVectors<T> f;
-    for (int c = 0; c < 3; ++c) f.array[c] = array, f.component_row[c] = c;
-    f.rows = 3 * vertices;
-    f.vertex_rows = 3;
-    return f;
   }
 };
 
