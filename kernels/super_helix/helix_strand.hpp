@@ -132,7 +132,6 @@ HS_HD HelixStrand<T> strand_of(const HelixBatchArrays<T>& batch, int s) {
 // clamp's (five-point central differences of the prescribed motion): a clamp at rest point x0 and
 // frame F0 is at c + R (x0 − c) + τ with frame R F0, velocity Ṙ (x0 − c) + τ̇, acceleration
 // R̈ (x0 − c) + τ̈, spin ω and angular acceleration α (the skew parts, as clamp_state).
-template <class T>
 struct HeadState {
   Matrix3<Real> R, R_dot, R_ddot;
   Vector3<Real> center, shift, shift_dot, shift_ddot, spin, angular_acceleration;
@@ -151,7 +150,7 @@ struct StepInput {
   Real drag_tangent = 0;       //
   Real internal_friction = 0;  // ν, s: the generalized force −ν K κ̇ (§4.5)
   WindField<T> wind;
-  HeadState<T> head;   // at the step's end
+  HeadState head;      // at the step's end
   int quadrature = 0;  // Gauss-Legendre points per element, and their nodes and weights on [0, 1]
   Real nodes[kMaxQuadrature] = {};
   Real weights[kMaxQuadrature] = {};
@@ -165,15 +164,14 @@ struct StepInput {
 };
 
 // The clamp of strand st with the head at `head`.
-template <class T>
 struct Clamp {
   Vector3<Real> point, velocity, acceleration, spin, angular_acceleration;
   Matrix3<Real> frame;
 };
 template <class T>
-HS_HD Clamp<Real> clamp_of(const HelixStrand<T>& st, const HeadState<T>& head) {
+HS_HD Clamp clamp_of(const HelixStrand<T>& st, const HeadState& head) {
   const Vector3<Real> offset = st.vec(st.a.root_rest, 0) - head.center;
-  Clamp<Real> c;
+  Clamp c;
   c.point = head.center + head.R * offset + head.shift;
   c.velocity = head.R_dot * offset + head.shift_dot;
   c.acceleration = head.R_ddot * offset + head.shift_ddot;
@@ -186,7 +184,7 @@ HS_HD Clamp<Real> clamp_of(const HelixStrand<T>& st, const HeadState<T>& head) {
 // Each element's start, root to tip (G¹ junctions, eq. 3b): the parent's end frame R E(ℓ), point
 // r + R p(ℓ), spin ω + R Ψ κ̇ and velocity v + ω × R p + R P κ̇.
 template <class T>
-HS_HD void forward_kinematics(const HelixStrand<T>& st, const Clamp<Real>& clamp) {
+HS_HD void forward_kinematics(const HelixStrand<T>& st, const Clamp& clamp) {
   const HelixBatchArrays<T>& a = st.a;
   Vector3<Real> point = clamp.point, velocity = clamp.velocity, spin = clamp.spin;
   Matrix3<Real> frame = clamp.frame;
@@ -391,8 +389,8 @@ HS_HD inline Real contact_residual(const PointContact<Real>& c, const Vector3<Re
 // colliders; a pair enters when its gap is below what it could close in two steps at its speed
 // (plus 1 % of its element); their impulses added to the rates q̇ + h q̈ (in a.rate).
 template <class T>
-HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in,
-                            const Clamp<Real>& clamp, StepCounts& counts) {
+HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, const Clamp& clamp,
+                            StepCounts& counts) {
   const HelixBatchArrays<T>& a = st.a;
   if (in.collider_count == 0) return;
   const Real h = in.dt;
@@ -515,7 +513,7 @@ template <class T>
 HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
   const HelixBatchArrays<T>& a = st.a;
   const Real h = in.dt, nu = in.internal_friction;
-  const Clamp<Real> clamp = clamp_of(st, in.head);
+  const Clamp clamp = clamp_of(st, in.head);
   forward_kinematics(st, clamp);
   const Mat<Real, 4, 1> material = st.template get<4, 1>(a.material, 0);
   const Real rho = material[3];

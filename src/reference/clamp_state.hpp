@@ -14,6 +14,9 @@ struct ClampState {
   Eigen::Vector3d point, velocity, acceleration;
   Eigen::Matrix3d frame;
   Eigen::Vector3d angular_velocity, angular_acceleration;
+  // The frame's own differenced derivatives Ṙ, R̈ (zero for a clamp that does not move).
+  Eigen::Matrix3d frame_velocity = Eigen::Matrix3d::Zero(),
+                  frame_acceleration = Eigen::Matrix3d::Zero();
 };
 
 // `point0` and `frame0` (columns: tangent, n1, n2) are the clamp at t = 0.
@@ -50,6 +53,7 @@ inline ClampState clamp_state(const ClampMotion& motion, const Eigen::Vector3d& 
     dr += w1[i] / (12 * h) * r[i];
     ddr += w2[i] / (12 * h * h) * r[i];
   }
+  s.frame_velocity = dr, s.frame_acceleration = ddr;
   // Ṙ = [ω]× R and R̈ = ([α]× + [ω]×²) R: the skew parts of Ṙ Rᵀ and R̈ Rᵀ − [ω]×².
   auto vee = [](const Mat3& a) -> Vec3 {
     return {0.5 * (a(2, 1) - a(1, 2)), 0.5 * (a(0, 2) - a(2, 0)), 0.5 * (a(1, 0) - a(0, 1))};

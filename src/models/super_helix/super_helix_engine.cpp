@@ -11,20 +11,6 @@ namespace hairsim::models {
 
 using engine::HairSetup;
 
-namespace {
-template <class T>
-kernels::Vector3<T> vec(const Eigen::Vector3d& v) {
-  return {T(v.x()), T(v.y()), T(v.z())};
-}
-template <class T>
-kernels::Matrix3<T> mat(const Eigen::Matrix3d& m) {
-  kernels::Matrix3<T> out;
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) out(r, c) = T(m(r, c));
-  return out;
-}
-}  // namespace
-
 std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* fit_error) {
   const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
   const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
@@ -68,34 +54,38 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
   return rods;
 }
 
-template <class T>
-kernels::super_helix::HeadState<T> head_state(const ClampMotion& head, double t) {
+kernels::super_helix::HeadState head_state(const ClampMotion& head, double t) {
   // The clamp_state of a clamp at the head's centre with the identity frame: its point is
-  // c + τ(t), its frame R(t); the derivatives of R by the same differences, for the offsets.
+  // c + τ(t), its frame R(t) with the differenced Ṙ, R̈ that carry the offsets.
   const Eigen::Vector3d center = head.center.value_or(Vec3::Zero());
   const reference::ClampState c =
       reference::clamp_state(head, center, Eigen::Matrix3d::Identity(), t);
-  Eigen::Matrix3d dr = Eigen::Matrix3d::Zero(), ddr = Eigen::Matrix3d::Zero();
-  if (!c.velocity.isZero(0) || !c.angular_velocity.isZero(0) || !c.acceleration.isZero(0) ||
-      !c.angular_acceleration.isZero(0)) {
-    const double h = 1e-3, w1[5] = {1, -8, 0, 8, -1}, w2[5] = {-1, 16, -30, 16, -1};
-    for (int i = 0; i < 5; ++i) {
-      const Eigen::Matrix3d r = head.rotation(t + (i - 2) * h);
-      dr += w1[i] / (12 * h) * r;
-      ddr += w2[i] / (12 * h * h) * r;
-    }
-  }
-  kernels::super_helix::HeadState<T> s;
-  s.R = mat<double>(c.frame);
-  s.R_dot = mat<double>(dr);
-  s.R_ddot = mat<double>(ddr);
-  s.center = vec<double>(center);
-  s.shift = vec<double>(c.point - center);
-  s.shift_dot = vec<double>(c.velocity);
-  s.shift_ddot = vec<double>(c.acceleration);
-  s.spin = vec<double>(c.angular_velocity);
-  s.angular_acceleration = vec<double>(c.angular_acceleration);
+  kernels::super_helix::HeadState s;
+  s.R = bridge::to_small(Eigen::Matrix3d(c.frame));
+  s.R_dot = bridge::to_small(Eigen::Matrix3d(c.frame_velocity));
+  s.R_ddot = bridge::to_small(Eigen::Matrix3d(c.frame_acceleration));
+  s.center = bridge::to_kernel(center);
+  s.shift = bridge::to_kernel(Eigen::Vector3d(c.point - center));
+  s.shift_dot = bridge::to_kernel(c.velocity);
+  s.shift_ddot = bridge::to_kernel(c.acceleration);
+  s.spin = bridge::to_kernel(c.angular_velocity);
+  s.angular_acceleration = bridge::to_kernel(c.angular_acceleration);
   return s;
+}
+
+std::vector<SamplePlace> sample_places(const super_helix::SuperHelix& rod, int vertices) {
+  double total = 0;
+  for (const super_helix::Element& e : rod.elements) total += e.length;
+  std::vector<SamplePlace> out;
+  std::size_t q = 0;
+  double element_start = 0;
+  for (int i = 0; i < vertices; ++i) {
+    const double at = total * i / (vertices - 1);
+    while (q + 1 < rod.elements.size() && at > element_start + rod.elements[q].length)
+      element_start += rod.elements[q++].length;
+    out.push_back({int(q), std::clamp(at - element_start, 0.0, rod.elements[q].length)});
+  }
+  return out;
 }
 
 template <class T>
@@ -125,15 +115,10 @@ void load_strand(const engine::HostBatch<kernels::super_helix::HelixBatch<T>>& b
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) put(a.frame_rest, 9, 3 * r + c, rod.root_frame(r, c));
   // Output points at equal arc lengths; each carries the mass of its share of the centreline.
-  double element_start = 0;
-  int q = 0;
+  const std::vector<SamplePlace> places = sample_places(rod, v);
   for (int i = 0; i < v; ++i) {
-    const double at = total * i / (v - 1);
-    while (q + 1 < n && at > element_start + rod.elements[std::size_t(q)].length)
-      element_start += rod.elements[std::size_t(q++)].length;
-    put(a.sample, 2 * v, 2 * i, q);
-    put(a.sample, 2 * v, 2 * i + 1,
-        std::clamp(at - element_start, 0.0, rod.elements[std::size_t(q)].length));
+    put(a.sample, 2 * v, 2 * i, places[std::size_t(i)].element);
+    put(a.sample, 2 * v, 2 * i + 1, places[std::size_t(i)].u);
     put(a.mass, v, i, rod.linear_density * total / (v - 1) * (i == 0 || i == v - 1 ? 0.5 : 1.0));
   }
 }
@@ -145,7 +130,7 @@ SuperHelixEngine<T>::SuperHelixEngine(const HairSetup& setup, engine::Precision)
       elements_(engine::settings_of<SuperHelixSettings>(setup).elements) {
   const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
   input_.dt = setup.dt;
-  input_.gravity = vec<double>(setup.gravity);
+  input_.gravity = bridge::to_kernel(setup.gravity);
   input_.damping = setup.damping;
   input_.drag_normal = setup.drag_normal;
   input_.drag_tangent = setup.drag_tangent;
@@ -182,7 +167,7 @@ typename SuperHelixEngine<T>::Batch::Arrays SuperHelixEngine<T>::layout(int stra
 template <class T>
 void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup& setup) const {
   const std::vector<super_helix::SuperHelix> rods = helix_rods(setup);
-  const kernels::super_helix::HeadState<T> head = head_state<T>(head_, 0.0);
+  const kernels::super_helix::HeadState head = head_state(head_, 0.0);
   for (int s = 0; s < batch.strands(); ++s) {
     load_strand(batch, s, rods[std::size_t(s)]);
     const kernels::super_helix::HelixStrand<T> st =
@@ -195,14 +180,12 @@ void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup&
 template <class T>
 const typename SuperHelixEngine<T>::Batch::Parameters& SuperHelixEngine<T>::parameters(double t) {
   input_.time = t;
-  input_.head = head_state<T>(head_, t + dt_);
+  input_.head = head_state(head_, t + dt_);
   input_.head_pose = bridge::rigid_pose<T>(head_, t + dt_);
   return input_;
 }
 
 template class SuperHelixEngine<float>;
 template class SuperHelixEngine<double>;
-template kernels::super_helix::HeadState<float> head_state<float>(const ClampMotion&, double);
-template kernels::super_helix::HeadState<double> head_state<double>(const ClampMotion&, double);
 
 }  // namespace hairsim::models

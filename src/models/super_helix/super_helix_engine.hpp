@@ -29,8 +29,15 @@ std::vector<super_helix::SuperHelix> helix_rods(const engine::HairSetup& setup,
 // The head's pose and motion at time t as the kernels take it: the reference's clamp_state
 // (five-point central differences of the prescribed motion) of the head's rotation and
 // translation, so that every clamp the kernels place is the reference's to round-off.
-template <class T>
-kernels::super_helix::HeadState<T> head_state(const ClampMotion& head, double t);
+kernels::super_helix::HeadState head_state(const ClampMotion& head, double t);
+
+// Where the `vertices` output points of a rod sit: at equal arc lengths from its root, each as
+// its element and the abscissa in it (the kernels' samples and the reference simulator's).
+struct SamplePlace {
+  int element = 0;
+  double u = 0;  // m
+};
+std::vector<SamplePlace> sample_places(const super_helix::SuperHelix& rod, int vertices);
 
 // Strand s of a batch from its reference rod; `vertices` output points at equal arc lengths.
 template <class T>

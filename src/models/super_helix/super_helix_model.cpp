@@ -64,18 +64,10 @@ class SuperHelixReferenceSimulator final : public engine::Simulator {
     for (const super_helix::SuperHelix& rod : rods_) {
       const super_helix::RootState root = super_helix::root_state(rod, rod.time);
       const std::vector<super_helix::ElementStart> starts = super_helix::element_starts(rod, root);
-      double total = 0;
-      for (const super_helix::Element& e : rod.elements) total += e.length;
-      const int v = vertices();
-      std::size_t q = 0;
-      double element_start = 0;
-      for (int i = 0; i < v; ++i) {
-        const double at = total * i / (v - 1);
-        while (q + 1 < rod.elements.size() && at > element_start + rod.elements[q].length)
-          element_start += rod.elements[q++].length;
-        const double u = std::clamp(at - element_start, 0.0, rod.elements[q].length);
+      for (const SamplePlace& at : sample_places(rod, vertices())) {
+        const std::size_t q = std::size_t(at.element);
         const super_helix::ElementPoint e =
-            super_helix::element_point(rod.curvature[q], rod.curvature_rate[q], u);
+            super_helix::element_point(rod.curvature[q], rod.curvature_rate[q], at.u);
         const super_helix::ElementStart& s = starts[q];
         const Vec3 d = s.frame * e.p;
         out.push_back(velocity ? Vec3(s.velocity + s.angular_velocity.cross(d) +

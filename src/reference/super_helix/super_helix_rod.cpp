@@ -1,7 +1,5 @@
 #include "reference/super_helix/super_helix_rod.hpp"
 
-#include "reference/contact_impulses.hpp"
-
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -11,12 +9,13 @@
 #include "common/drag.hpp"
 #include "hairsim/error.hpp"
 #include "reference/clamp_state.hpp"
+#include "reference/contact_impulses.hpp"
 #include "reference/eigen_bridge.hpp"
 #include "reference/levenberg_marquardt.hpp"
 #include "reference/newton_statics.hpp"
 #include "reference/super_helix/step_system.hpp"
 #include "scene/rod_scene.hpp"
-#include "super_helix/helix_series.hpp"
+#include "super_helix/helix_element.hpp"
 
 namespace hairsim::super_helix {
 namespace {
@@ -29,27 +28,6 @@ Mat3 cross_matrix(const Vec3& v) {
   Mat3 m;
   m << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
   return m;
-}
-
-// First and second directional derivatives, along h, of V(w) x for a fixed x, V(w) = I + f2(y)
-// [w]× + f3(y) [w]×², y = |w|² (helix_series.hpp): d/dt and d²/dt² of V(w + t h) x at t = 0.
-struct Derivatives {
-  Vec3 first, second;
-};
-Derivatives v_derivatives(const Vec3& w, const Vec3& h, const Vec3& x,
-                          const kernels::super_helix::HelixSeries<double>& s) {
-  const double b = s.f[2], db = s.df[2], ddb = s.ddf[2];
-  const double c = s.f[3], dc = s.df[3], ddc = s.ddf[3];
-  const double y1 = 2 * w.dot(h), y2 = 2 * h.dot(h);  // dy/dt, d²y/dt²
-  const Vec3 g = w.cross(x), g1 = h.cross(x);         // w × x and its rate
-  const Vec3 m = w.cross(g);                          // w × (w × x)
-  const Vec3 m1 = h.cross(g) + w.cross(g1);           // its rate
-  const Vec3 m2 = 2 * h.cross(g1);                    // and second rate
-  Derivatives d;
-  d.first = db * y1 * g + b * g1 + dc * y1 * m + c * m1;
-  d.second = (ddb * y1 * y1 + db * y2) * g + 2 * db * y1 * g1 + (ddc * y1 * y1 + dc * y2) * m +
-             2 * dc * y1 * m1 + c * m2;
-  return d;
 }
 
 // Rigid motion of a spatial acceleration or wrench from a point to one at offset d from it:
@@ -180,20 +158,11 @@ RootState root_state(const SuperHelix& rod, double t) {
 }
 
 ElementPoint element_point(const Vec3& kappa, const Vec3& kappa_rate, double u) {
-  const Vec3 w = u * kappa;
-  const auto s = kernels::super_helix::helix_series(w.squaredNorm());
-  const Mat3 wx = cross_matrix(w), wx2 = wx * wx;
-  ElementPoint e;
-  e.E = Mat3::Identity() + s.f[1] * wx + s.f[2] * wx2;
-  e.Psi = u * (Mat3::Identity() + s.f[2] * wx + s.f[3] * wx2);
-  e.p = e.Psi.col(0);
-  // p = u V(uκ) e0: ∂p/∂κ_j = u² D_{e_j} [V e0]; ∂²p [κ̇, κ̇] = u³ D²_{κ̇} [V e0];
-  // (d/dt Ψ) κ̇ = u² D_{κ̇} [V x] at x = κ̇.
-  for (int j = 0; j < 3; ++j)
-    e.P.col(j) = u * u * v_derivatives(w, Vec3::Unit(j), Vec3::UnitX(), s).first;
-  e.p2 = u * u * u * v_derivatives(w, kappa_rate, Vec3::UnitX(), s).second;
-  e.psi2 = u * u * v_derivatives(w, kappa_rate, kappa_rate, s).first;
-  return e;
+  // The kernels' closed forms (kernels/super_helix/helix_element.hpp), one source for both.
+  const kernels::super_helix::ElementPoint<double> k = kernels::super_helix::element_point(
+      bridge::to_kernel(kappa), bridge::to_kernel(kappa_rate), u);
+  return {bridge::from_kernel(k.E), bridge::from_kernel(k.Psi), bridge::from_kernel(k.P),
+          bridge::from_kernel(k.p), bridge::from_kernel(k.p2),  bridge::from_kernel(k.psi2)};
 }
 
 std::vector<ElementStart> element_starts(const SuperHelix& rod, const RootState& root) {
