@@ -61,6 +61,9 @@ struct HelixBatchArrays {
   T* x = nullptr;
   T* velocity = nullptr;
   T* mass = nullptr;
+  // The velocities the last step left at the output points (3 per vertex): what the hair-hair
+  // stage changed between two steps is velocity − sampled_velocity.
+  T* sampled_velocity = nullptr;
   // Each element's start (forward kinematics): point, velocity, spin (3 each), frame (9).
   T* start_point = nullptr;
   T* start_velocity = nullptr;
@@ -85,6 +88,7 @@ HS_HD void for_each_array(HelixBatchArrays<T>& a, F&& f) {
   f(a.curvature, 3 * e), f(a.rate, 3 * e), f(a.rest, 3 * e), f(a.length, e);
   f(a.material, 4), f(a.root_rest, 3), f(a.frame_rest, 9);
   f(a.sample, 2 * v), f(a.x, 3 * v), f(a.velocity, 3 * v), f(a.mass, v);
+  f(a.sampled_velocity, 3 * v);
   f(a.start_point, 3 * e), f(a.start_velocity, 3 * e), f(a.start_spin, 3 * e),
       f(a.start_frame, 9 * e);
   f(a.d_inverse, 9 * e), f(a.u_map, 18 * e), f(a.u_rhs, 3 * e), f(a.c_end, 6 * e),
@@ -161,6 +165,8 @@ struct StepInput {
   RigidPose<T> head_pose;
   Real contact_thickness = 0;
   int contact_sweeps = 1000;
+  // Whether a hair-hair stage runs between the steps (its velocity changes taken as impulses).
+  bool interaction = false;
 };
 
 // The clamp of strand st with the head at `head`.
@@ -215,8 +221,9 @@ HS_HD void sample_points(const HelixStrand<T>& st) {
     const Matrix3<Real> frame = st.mat(a.start_frame, q);
     const Vector3<Real> d = frame * e.p;
     st.set(a.x, i, st.vec(a.start_point, q) + d);
-    st.set(a.velocity, i,
-           st.vec(a.start_velocity, q) + cross(st.vec(a.start_spin, q), d) + frame * (e.P * rate));
+    const Vector3<Real> v =
+        st.vec(a.start_velocity, q) + cross(st.vec(a.start_spin, q), d) + frame * (e.P * rate);
+    st.set(a.velocity, i, v), st.set(a.sampled_velocity, i, v);
   }
 }
 
@@ -307,23 +314,28 @@ HS_HD Vector3<Real> point_velocity(const HelixStrand<T>& st, const PointContact<
   return V.linear + cross(V.angular, c.d) + c.G * st.vec(rates, c.element);
 }
 
-// Adds A⁻¹ Jᵀ f, the rate change of a force f at contact point c, to `rates`: the recursion's
-// two passes with nothing but the force (no motion, gravity or elasticity; the reference's
-// StepSystem::respond). The force enters its element's u as Gᵀ f and its bias as −Xᵀ f.
-template <class T>
-HS_HD void add_response(const HelixStrand<T>& st, const PointContact<Real>& c,
-                        const Vector3<Real>& f, T* rates) {
+// A point force's loads on its element (the recursion's two passes take them): Gᵀ f into the
+// element's u, −Xᵀ f = −(d × f, f) into its bias.
+HS_HD inline void add_point_load(const Matrix3<Real>& G, const Vector3<Real>& d,
+                                 const Vector3<Real>& f, Vector3<Real>& u, Spatial<Real>& bias) {
+  u += transpose(G) * f;
+  bias.angular -= cross(d, f);
+  bias.linear -= f;
+}
+
+// Adds A⁻¹ Jᵀ f of point forces f to `rates`: the recursion's two passes with nothing but the
+// forces (no motion, gravity or elasticity; the reference's StepSystem::respond), the factors
+// of this step's pass 1 (A = M + (hν + h²) K). `loads(q, u, bias)` adds element q's forces
+// (add_point_load); elements past `last` carry none.
+template <class T, class Loads>
+HS_HD void add_response(const HelixStrand<T>& st, int last, Loads&& loads, T* rates) {
   const HelixBatchArrays<T>& a = st.a;
-  Spatial<Real> bias_end{};  // elements past c's carry nothing
-  for (int q = c.element; q >= 0; --q) {
+  Spatial<Real> bias_end{};
+  for (int q = last; q >= 0; --q) {
     Vector3<Real> u = -(transpose(st.mat(a.h_map, 2 * q)) * bias_end.angular +
                         transpose(st.mat(a.h_map, 2 * q + 1)) * bias_end.linear);
     Spatial<Real> bias = shift_back(st.vec(a.chord, q), bias_end);
-    if (q == c.element) {
-      u += transpose(c.G) * f;
-      bias.angular -= cross(c.d, f);
-      bias.linear -= f;
-    }
+    loads(q, u, bias);
     const Vector3<Real> Diu = st.mat(a.d_inverse, q) * u;
     bias.angular += transpose(st.mat(a.u_map, 2 * q)) * Diu;
     bias.linear += transpose(st.mat(a.u_map, 2 * q + 1)) * Diu;
@@ -332,13 +344,56 @@ HS_HD void add_response(const HelixStrand<T>& st, const PointContact<Real>& c,
   }
   Spatial<Real> A{};
   for (int q = 0; q < a.elements; ++q) {
-    const Vector3<Real> u = q <= c.element ? st.vec(a.impulse_rhs, q) : Vector3<Real>{};
+    const Vector3<Real> u = q <= last ? st.vec(a.impulse_rhs, q) : Vector3<Real>{};
     const Vector3<Real> x = st.mat(a.d_inverse, q) * (u - st.mat(a.u_map, 2 * q) * A.angular -
                                                       st.mat(a.u_map, 2 * q + 1) * A.linear);
     st.set(rates, q, st.vec(rates, q) + x);
     const Spatial<Real> moved = shift(st.vec(a.chord, q), A);
     A = {moved.angular + st.mat(a.h_map, 2 * q) * x, moved.linear + st.mat(a.h_map, 2 * q + 1) * x};
   }
+}
+
+// The rate change of a force f at contact point c.
+template <class T>
+HS_HD void add_response(const HelixStrand<T>& st, const PointContact<Real>& c,
+                        const Vector3<Real>& f, T* rates) {
+  add_response(
+      st, c.element,
+      [&](int q, Vector3<Real>& u, Spatial<Real>& bias) {
+        if (q == c.element) add_point_load(c.G, c.d, f, u, bias);
+      },
+      rates);
+}
+
+// The hair-hair stage's change of the output points' velocities since the last step (velocity −
+// sampled_velocity), taken by the strand as impulses m Δv at those points: their rate change
+// A⁻¹ Jᵀ (m Δv) added to the rates (docs/models/super-helices.md "Hair-hair interaction"). A
+// reduced-coordinate rod cannot take an arbitrary velocity field: the impulses are the stage's
+// momentum exchange, and the rod answers them as it answers a contact's. Returns whether any
+// point changed.
+template <class T>
+HS_HD bool add_interaction_impulses(const HelixStrand<T>& st) {
+  const HelixBatchArrays<T>& a = st.a;
+  bool changed = false;
+  for (int i = 0; i < 3 * a.vertices && !changed; ++i)
+    changed = st.rows(a.velocity)[i] != st.rows(a.sampled_velocity)[i];
+  if (!changed) return false;
+  int point = a.vertices - 1;  // the output points are in arc-length order: walked tip to root
+  add_response(
+      st, a.elements - 1,
+      [&](int q, Vector3<Real>& u, Spatial<Real>& bias) {
+        const Vector3<Real> kappa = st.vec(a.curvature, q), still{};
+        const Matrix3<Real> R = st.mat(a.start_frame, q);
+        for (; point >= 0; --point) {
+          const Mat<Real, 2, 1> at = st.template get<2, 1>(a.sample, point);
+          if (int(at[0]) != q) break;
+          const Vector3<Real> dv = st.vec(a.velocity, point) - st.vec(a.sampled_velocity, point);
+          const ElementPoint<Real> e = element_point(kappa, still, at[1]);
+          add_point_load(R * e.P, R * e.p, st.scalar(a.mass, point) * dv, u, bias);
+        }
+      },
+      a.rate);
+  return true;
 }
 
 // The contact's velocities for the current rates: (normal with the gap over h, J q̇ with the
@@ -623,6 +678,7 @@ HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
          moved.linear + st.mat(a.h_map, 2 * q + 1) * qddot + st.vec(a.c_end, 2 * q + 1)};
     st.set(a.rate, q, st.vec(a.rate, q) + h * qddot);
   }
+  if (in.interaction) add_interaction_impulses(st);
   resolve_contacts(st, in, clamp, counts);
   for (int q = 0; q < a.elements; ++q) {
     const Vector3<Real> kappa = st.vec(a.curvature, q) + h * st.vec(a.rate, q);

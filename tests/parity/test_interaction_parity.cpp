@@ -17,6 +17,7 @@
 #include "hairsim/generate.hpp"
 #include "models/cosserat/cosserat_engine.hpp"
 #include "models/der/der_engine.hpp"
+#include "models/super_helix/super_helix_engine.hpp"
 #include "reference/interaction/interaction_reference.hpp"
 
 namespace hairsim {
@@ -151,6 +152,13 @@ TEST(InteractionParity, DerCpuMatchesReferenceStage) {
 // (2026-11-25). Bound: every model's double parity bound.
 TEST(InteractionParity, CosseratCpuMatchesReferenceStage) {
   check_model<models::CosseratEngine<double>>("cosserat", 1e-9);
+}
+
+// Super-Helices: the stage's velocity changes enter the next step as impulses at the output points
+// (kernels/super_helix/helix_strand.hpp, add_interaction_impulses), the same code in (a) and (b).
+// Bound: every model's double parity bound.
+TEST(InteractionParity, SuperHelixCpuMatchesReferenceStage) {
+  check_model<models::SuperHelixEngine<double>>("super_helix", 1e-9);
 }
 
 }  // namespace

@@ -13,6 +13,9 @@
 
 #include <iostream>
 
+#include "engine/host_batch.hpp"
+#include "models/super_helix/super_helix_engine.hpp"
+#include "reference/super_helix/step_system.hpp"
 #include "simulator_parity_case.hpp"
 
 namespace hairsim {
@@ -71,6 +74,63 @@ TEST(SuperHelixParity, CpuFollowsTheReferenceWithContacts) {
       EXPECT_EQ(r.counts["dropped_contacts"], 0);
       EXPECT_EQ(r.counts["solver_failures"], 0);
     }
+}
+
+// The hair-hair stage's velocity changes enter a Super-Helix as impulses m Δv at its output points
+// (add_interaction_impulses: one tip-to-root and one root-to-tip pass for all points). Expected:
+// the rate change A⁻¹ Σ J_iᵀ (m_i Δv_i) from the reference's composite method, a dense LDLᵀ of
+// A = M + (hν + h²) K assembled by quadrature and each point's Jacobian J_i
+// (src/reference/super_helix/step_system.hpp), on the same state and clamp. The two steps of the
+// kernels (with and without the change) differ by exactly that rate change.
+TEST(SuperHelixParity, InteractionImpulsesAreTheDenseResponse) {
+  using Engine = models::SuperHelixEngine<double>;
+  engine::HairSetup setup = test::simulator_parity_setup(engine::Integrator::implicit);
+  setup.model_settings = nullptr;
+  setup.dt = 1e-3;
+  setup.colliders.clear();
+  setup.interaction.enabled = true;
+  Engine engine(setup, engine::Precision::float64);
+  const int strands = int(setup.strands.strand_count()), vertices = 24;
+  engine::HostBatch<Engine::Batch> pushed(engine.layout(strands, vertices, 1)),
+      still(engine.layout(strands, vertices, 1));
+  engine.load(pushed, setup);
+  engine.load(still, setup);
+  // A velocity change at every output point but the root (which the stage leaves), m/s.
+  auto change = [](int i) { return Vec3(0.02 * std::sin(i), 0.01 * std::cos(2.0 * i), 0.005); };
+  const int s = strands - 1;  // a curly strand
+  const auto& a = pushed.arrays();
+  for (int i = 1; i < vertices; ++i)
+    for (int c = 0; c < 3; ++c)
+      a.velocity[pushed.index(3 * i + c, s, 3 * vertices)] += change(i)(c);
+  long counts[Engine::Batch::kCounters] = {};
+  engine::step_on_host<Engine::Batch>(pushed.arrays(), engine.parameters(0), counts);
+  engine::step_on_host<Engine::Batch>(still.arrays(), engine.parameters(0), counts);
+  const int n = a.elements;
+  super_helix::VecX kernels(3 * n);
+  for (int k = 0; k < 3 * n; ++k)
+    kernels(k) = a.rate[pushed.index(k, s, 3 * n)] - still.arrays().rate[still.index(k, s, 3 * n)];
+  // The dense response on the reference rod of that strand at the step's start, clamp at its end.
+  const super_helix::SuperHelix rod = models::helix_rods(setup)[std::size_t(s)];
+  const double h = setup.dt;
+  const super_helix::RootState root = super_helix::root_state(rod, h);
+  const auto starts = super_helix::element_starts(rod, root);
+  const auto maps = super_helix::detail::element_maps(rod, starts);
+  const super_helix::detail::StepSystem dense(rod, super_helix::Method::composite, h, h, false);
+  const std::vector<models::SamplePlace> places = models::sample_places(rod, vertices);
+  super_helix::VecX expected = super_helix::VecX::Zero(3 * n);
+  for (int i = 1; i < vertices; ++i) {
+    const models::SamplePlace& at = places[std::size_t(i)];
+    const super_helix::detail::RodPoint p =
+        super_helix::detail::rod_point(rod, starts, at.element, at.u);
+    const double mass = a.mass[pushed.index(i, s, vertices)];
+    expected +=
+        dense.respond(p, super_helix::detail::point_jacobian(rod, maps, p), mass * change(i));
+  }
+  const double error = (kernels - expected).norm() / expected.norm();
+  std::cout << "interaction impulses: |dq| " << expected.norm() << " 1/(m s), kernels vs dense "
+            << error << " (relative)\n";
+  EXPECT_GT(expected.norm(), 1e-3);
+  EXPECT_LT(error, 1e-8);
 }
 
 }  // namespace

@@ -145,6 +145,7 @@ SuperHelixEngine<T>::SuperHelixEngine(const HairSetup& setup, engine::Precision)
     input_.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
   input_.contact_thickness = 0;
   input_.contact_sweeps = settings.contact_sweeps;
+  input_.interaction = setup.interaction.enabled;
   input_.quadrature = int(rule.nodes.size());
   for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
     input_.nodes[g] = rule.nodes[g];

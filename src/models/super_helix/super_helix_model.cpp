@@ -17,9 +17,6 @@ using Counters = kernels::super_helix::HelixBatch<double>;
 
 // What the kernels do not take yet, refused naming the scene's field (exit 2).
 void check_supported(const HairSetup& setup) {
-  if (setup.interaction.enabled)
-    throw Error("interaction.enabled",
-                "model 'super_helix' does not take hair-hair interaction yet");
   if (setup.head.twist_rate != 0 || setup.head.twist_amplitude != 0)
     throw Error("head.motion", "model 'super_helix' takes no twist of the head");
 }
