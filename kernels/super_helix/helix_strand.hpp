@@ -396,18 +396,18 @@ HS_HD bool add_interaction_impulses(const HelixStrand<T>& st) {
   return true;
 }
 
-// The contact's velocities for the current rates: (normal with the gap over h, J q̇ with the
-// clamp still, as the reference's b; tangents of the full velocity, the clamp's rigid motion
-// added: the slip).
+// The contact's velocities for the current rates, against the collider's surface: the head
+// carries both the clamp and the colliders, so a point's velocity relative to them is J q̇, its
+// velocity with the clamp held still (the reference's relative velocity, whose clamp and
+// obstacle motions cancel). (Normal with the gap over h; the slip along the two tangents.)
 template <class T>
 HS_HD Vector3<Real> contact_velocity(const HelixStrand<T>& st, const PointContact<Real>& c,
-                                     const Vector3<Real>& rigid, Real h) {
-  const Vector3<Real> v = point_velocity(st, c, st.a.rate), full = v + rigid;
+                                     Real h) {
+  const Vector3<Real> v = point_velocity(st, c, st.a.rate);
   const Vector3<Real> n{c.basis(0, 0), c.basis(0, 1), c.basis(0, 2)};
   const Vector3<Real> t1{c.basis(1, 0), c.basis(1, 1), c.basis(1, 2)};
   const Vector3<Real> t2{c.basis(2, 0), c.basis(2, 1), c.basis(2, 2)};
-  return {dot(n, v) + max_of(c.gap, -h * Real(kMaxDepenetrationSpeed)) / h, dot(t1, full),
-          dot(t2, full)};
+  return {dot(n, v) + max_of(c.gap, -h * Real(kMaxDepenetrationSpeed)) / h, dot(t1, v), dot(t2, v)};
 }
 
 // The 2 x 2 tangential block's inverse times a 2-vector.
@@ -442,10 +442,10 @@ HS_HD inline Real contact_residual(const PointContact<Real>& c, const Vector3<Re
 // The contacts of the step (docs/models/super-helices.md "Contacts", the kernels' part): the
 // quadrature points on the state at the step's start, the clamp at its end, against the posed
 // colliders; a pair enters when its gap is below what it could close in two steps at its speed
-// (plus 1 % of its element); their impulses added to the rates q̇ + h q̈ (in a.rate).
+// (plus 1 % of its element), at its speed against them; their impulses added to the rates
+// q̇ + h q̈ (in a.rate). (The element starts were placed from the clamp at the step's end.)
 template <class T>
-HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, const Clamp& clamp,
-                            StepCounts& counts) {
+HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, StepCounts& counts) {
   const HelixBatchArrays<T>& a = st.a;
   if (in.collider_count == 0) return;
   const Real h = in.dt;
@@ -470,8 +470,7 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, co
       c.d = R * e.p;
       c.G = R * e.P;
       const Vector3<Real> x = r0 + c.d;
-      const Vector3<Real> rigid = clamp.velocity + cross(clamp.spin, x - clamp.point);
-      const Vector3<Real> v = point_velocity(st, c, a.rate) + rigid;
+      const Vector3<Real> v = point_velocity(st, c, a.rate);  // against the head's colliders
       const Real reach = Real(2) * h * norm(v) + Real(0.01) * length;
       const Vector3<T> local = in.head_pose.apply_inverse(cast<T>(x));
       for (int k = 0; k < in.collider_count; ++k) {
@@ -518,9 +517,7 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, co
   Real tolerance = Real(1);
   for (int i = 0; i < m; ++i) {
     const PointContact<Real>& c = contacts[i];
-    const Vector3<Real> rigid =
-        clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
-    const Vector3<Real> b = contact_velocity(st, c, rigid, h);
+    const Vector3<Real> b = contact_velocity(st, c, h);
     tolerance = max_of(
         tolerance,
         max_of(abs_of(b.x), c.friction > Real(0) ? max_of(abs_of(b.y), abs_of(b.z)) : Real(0)));
@@ -531,15 +528,13 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, co
     for (int i = 0; i < m; ++i) {
       PointContact<Real>& c = contacts[i];
       if (!(c.W(0, 0) > Real(0))) continue;  // a point the rates cannot move
-      const Vector3<Real> rigid =
-          clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
-      Vector3<Real> v = contact_velocity(st, c, rigid, h);
+      Vector3<Real> v = contact_velocity(st, c, h);
       const Real normal = max_of(Real(0), c.impulse.x - v.x / c.W(0, 0));
       const Vector3<Real> n{c.basis(0, 0), c.basis(0, 1), c.basis(0, 2)};
       if (normal != c.impulse.x) add_response(st, c, (normal - c.impulse.x) * n, a.rate);
       c.impulse.x = normal;
       if (!(c.friction > Real(0))) continue;
-      v = contact_velocity(st, c, rigid, h);
+      v = contact_velocity(st, c, h);
       Real s1, s2;
       solve2(c.W, v.y, v.z, s1, s2);
       Real p1 = c.impulse.y - s1, p2 = c.impulse.z - s2;
@@ -554,9 +549,7 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, co
     Real worst = Real(0);
     for (int i = 0; i < m; ++i) {
       const PointContact<Real>& c = contacts[i];
-      const Vector3<Real> rigid =
-          clamp.velocity + cross(clamp.spin, st.vec(a.start_point, c.element) + c.d - clamp.point);
-      worst = max_of(worst, contact_residual(c, contact_velocity(st, c, rigid, h)));
+      worst = max_of(worst, contact_residual(c, contact_velocity(st, c, h)));
     }
     if (worst <= tolerance) break;
   }
@@ -679,7 +672,7 @@ HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
     st.set(a.rate, q, st.vec(a.rate, q) + h * qddot);
   }
   if (in.interaction) add_interaction_impulses(st);
-  resolve_contacts(st, in, clamp, counts);
+  resolve_contacts(st, in, counts);
   for (int q = 0; q < a.elements; ++q) {
     const Vector3<Real> kappa = st.vec(a.curvature, q) + h * st.vec(a.rate, q);
     // x − x is 0 unless x is NaN or infinite.

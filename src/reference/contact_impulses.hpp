@@ -21,13 +21,15 @@
 #include <vector>
 
 #include "common/colliders.hpp"
+#include "reference/clamp_state.hpp"
 #include "reference/eigen_bridge.hpp"
 
 namespace hairsim::reference {
 
 // A point and obstacle pair: the point's Jacobian J_p (3 x n: its velocity J_p q̇ from the
 // rates), the obstacle's outward normal and two tangents (columns), the gap φ − δ (m), the
-// Coulomb μ, and the point's velocity with the clamp's motion (m/s; friction's slip).
+// Coulomb μ, and the point's velocity relative to the obstacle's surface there, the step's free
+// rates and the clamp's motion included (m/s: the normal row's approach, friction's slip).
 struct PointContact {
   Eigen::MatrixXd jacobian;
   Eigen::Matrix3d directions;
@@ -51,6 +53,20 @@ inline kernels::SignedDistance<double> posed_distance(const kernels::Collider<do
       kernels::signed_distance(c, pose->apply_inverse(bridge::to_kernel(x)));
   sd.normal = pose->rotate(sd.normal);
   return sd;
+}
+
+// The velocity at `x` (world, time t) of an obstacle carried by `motion` (null: a static one, 0),
+// posed at t by `pose`: the rigid motion's at the point it carries there, by the five-point
+// differences of a clamp's (clamp_state), about the pose's centre (the origin when unset).
+inline Eigen::Vector3d obstacle_velocity(const ClampMotion* motion,
+                                         const kernels::RigidPose<double>& pose,
+                                         const Eigen::Vector3d& x, double t) {
+  if (!motion) return Eigen::Vector3d::Zero();
+  ClampMotion carried = *motion;
+  carried.center = motion->center.value_or(Eigen::Vector3d::Zero());
+  carried.twist_rate = carried.twist_amplitude = 0;  // a clamp's own turn; no point's motion
+  const Eigen::Vector3d rest = bridge::from_kernel(pose.apply_inverse(bridge::to_kernel(x)));
+  return clamp_state(carried, rest, Eigen::Matrix3d::Identity(), t).velocity;
 }
 
 // The contact of a point at `x`, with Jacobian `jacobian` and velocity `velocity`, with collider
@@ -281,7 +297,7 @@ ImpulseReport apply_contact_impulses(const std::vector<PointContact>& found, dou
     const MatX dirs = c.directions.leftCols(c.rows);
     J.middleRows(c.first_row, c.rows) = dirs.transpose() * c.jacobian;
     Y.middleCols(c.first_row, c.rows) = respond(source[i], dirs);
-    b(c.first_row) = c.directions.col(0).dot(c.jacobian * qdot) +
+    b(c.first_row) = c.directions.col(0).dot(c.velocity) +
                      std::max(c.gap, -h * kernels::kMaxDepenetrationSpeed) / h;
     if (c.rows == 3)
       b.segment<2>(c.first_row + 1) = c.directions.rightCols<2>().transpose() * c.velocity;

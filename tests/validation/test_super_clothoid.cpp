@@ -328,6 +328,90 @@ TEST(SuperClothoidDerivatives, SeriesIntegrationMatchesConvergedQuadrature) {
   EXPECT_LE(relative(series.forces, fine.forces), 1e-13);
 }
 
+TEST(SuperClothoidDerivatives, GustsAndDampingMatchConvergedQuadrature) {
+  // The hairstyles' loads (issue 21): a damping −c ρS ṙ, a series like the velocity's, and
+  // travelling gusts (kernels/common/wind.hpp), no polynomial along the rod, integrated by a
+  // Gauss-Legendre rule on each APS piece from the series' values there. Against the whole
+  // generalized force by a 48-point rule per element (converged: its 32-point result is within
+  // 1e-13 of it). The gusts' rule is the rod's `quadrature` points a piece: with the default 8,
+  // gusts 0.1 m long on pieces of up to 5 cm (kh up to 3) leave 3.7e-8 of the forces (bound
+  // 1e-7); with 16 the series and the converged quadrature agree to 1e-13 (measured 1.9e-15).
+  ClothoidRod rod = straight_rod(3, 0.3, Vec3(2, 20, -5), tilted_root());
+  rod.shape.node_curvature = {Vec3(2, 60, -5), Vec3(6, -45, 80), Vec3(-4, 95, 8), Vec3(1, 4, 75)};
+  rod.curvature_rate = {Vec3(0, 0, 0), Vec3(30, -40, 20), Vec3(-10, 80, 50), Vec3(5, 9, -70)};
+  rod.linear_density = 2e-3;
+  rod.gravity = Vec3(0, 0, -9.81);
+  rod.damping = 3;
+  rod.drag_normal = 3e-3, rod.drag_tangent = 1e-3;
+  rod.wind = Vec3(0.5, -0.5, 0.2);
+  rod.gusts = kernels::make_gusts({0, 0, 0}, 0.8, 2, 0.1, 4, 17);
+  rod.motion.rotation_amplitude = Vec3(0, 0.3, 0.2);
+  rod.motion.frequency = 3;
+  const double t = 0.07;
+  const Dynamics series = dynamics(rod, t);
+  ClothoidRod sixteen = rod;
+  sixteen.quadrature = 16;
+  const Dynamics series16 = dynamics(sixteen, t);
+  ClothoidRod quadrature_rod = rod;
+  quadrature_rod.integration = Integration::quadrature;
+  quadrature_rod.quadrature = 48;
+  const Dynamics fine = dynamics(quadrature_rod, t);
+  quadrature_rod.quadrature = 32;
+  const Dynamics coarse = dynamics(quadrature_rod, t);
+  // What the gusts and the damping add (they must be seen): the same without them.
+  ClothoidRod calm = quadrature_rod;
+  calm.quadrature = 48, calm.damping = 0, calm.gusts = {};
+  const VecX loads = fine.forces - dynamics(calm, t).forces;
+  auto relative = [&](const VecX& a) {
+    return (a - fine.forces).cwiseAbs().maxCoeff() / fine.forces.cwiseAbs().maxCoeff();
+  };
+  std::cout << "gusts and damping: "
+            << loads.cwiseAbs().maxCoeff() / fine.forces.cwiseAbs().maxCoeff()
+            << " of the forces; series vs quadrature " << relative(series.forces)
+            << " (16 points a piece: " << relative(series16.forces) << "), quadrature 32 vs 48 "
+            << relative(coarse.forces) << "\n";
+  EXPECT_GE(loads.cwiseAbs().maxCoeff(), 0.01 * fine.forces.cwiseAbs().maxCoeff());
+  EXPECT_LE(relative(coarse.forces), 1e-13);
+  EXPECT_LE(relative(series.forces), 1e-7);
+  EXPECT_LE(relative(series16.forces), 1e-13);
+}
+
+TEST(SuperClothoidContacts, ObstaclesCarriedByAMovingHeadAreGalileanInvariant) {
+  // A rod clamped to a head that moves at a constant 0.4 m/s, falling onto a sphere the head
+  // carries (obstacle_motion, contact_start), against the same rod and sphere at rest: without
+  // air or damping (which see absolute velocities) the two differ by the head's translation
+  // alone (Galilean invariance): the tip to 1e-9 m after 150 steps of 1 ms with contacts.
+  auto make = [](bool moving) {
+    ClothoidRod rod = straight_rod(4, 0.2, Vec3(0, 10, 0), Frame{});
+    rod.linear_density = 5e-3;
+    rod.stiffness = Vec3(1e-4, 1e-4, 1e-4);
+    rod.gravity = Vec3(0, 0, -9.81);
+    kernels::Collider<double> ball;
+    ball.shape = kernels::ColliderShape::sphere;
+    ball.a = {0.12, 0, -0.09};
+    ball.radii = {0.06, 0.06, 0.06};
+    ball.friction = 0.3;
+    rod.colliders = {ball};
+    rod.contact_start = 0.02;
+    if (moving) {
+      rod.motion.velocity = Vec3(0.4, 0, 0);
+      rod.obstacle_motion = rod.motion;
+    }
+    return rod;
+  };
+  ClothoidRod still = make(false), moving = make(true);
+  int contacts = 0;
+  for (int k = 0; k < 150; ++k) {
+    contacts += step(still, 1e-3).contacts;
+    step(moving, 1e-3);
+  }
+  const double shift = (tip(moving) - tip(still) - Vec3(0.4 * moving.time, 0, 0)).norm();
+  std::cout << "moving head: " << contacts << " contacts; tip off the shifted still one by "
+            << shift << " m\n";
+  EXPECT_GT(contacts, 100);
+  EXPECT_LT(shift, 1e-9);
+}
+
 TEST(SuperClothoidDerivatives, MassMatrixIsTheKineticEnergysHessian) {
   // M = ρS ∫ Jᵀ J ds (the series, §7.1) against the Hessian in q̇ of T = ½ ρS ∫ |ṙ|² (by central
   // differences of the energies, which sample ṙ at 24 Gauss-Legendre points per element, converged
@@ -846,3 +930,122 @@ TEST(SuperClothoidFit, HelixAndWavePolylinesAreFitted) {
 
 }  // namespace
 }  // namespace hairsim::super_clothoid
+
+#include "engine/simulator.hpp"
+#include "hairsim/generate.hpp"
+#include "models/super_clothoid/super_clothoid_rods.hpp"
+
+namespace hairsim {
+namespace {
+
+// A small groom for the hairstyle reference: 4 wavy strands of 32 points, 15 cm, waves 4 mm high
+// and 6 cm long (fitted by 8 clothoid elements each), rooted on the head ellipsoid.
+engine::HairSetup small_groom() {
+  HairstyleParams p;
+  p.style = HairStyle::wavy;
+  p.strands = 4;
+  p.vertices = 32;
+  p.length = 0.15;
+  p.wave_amplitude = 0.004;
+  p.wave_length = 0.06;
+  engine::HairSetup setup;
+  setup.strands = generate_hairstyle(p);
+  setup.head.center = Vec3::Zero();
+  setup.integrator = engine::Integrator::implicit;
+  setup.dt = 1e-3;
+  return setup;
+}
+
+std::vector<Vec3> positions(engine::Simulator& sim) {
+  std::vector<Vec3> x;
+  sim.positions(x);
+  return x;
+}
+
+double largest_difference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  double d = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) d = std::max(d, (a[k] - b[k]).norm());
+  return d;
+}
+
+TEST(SuperClothoidHairstyles, AFittedGroomRestsInItsFit) {
+  // Each strand is fitted by clothoid elements and put at rest on its fit (κ⁰ = the fitted node
+  // curvatures): without loads nothing moves. The reference hairstyle simulator (a rod per
+  // strand) after 20 steps: every output point where it started, to 1e-12 m (the series' round
+  // off). The output's root is the strand's (the clamp), its tip within the fit's error of the
+  // strand's. (The fit's error itself, 4.0 mm on these waves with 8 elements, 2.5 a wave, is
+  // reported, not asserted: docs/models/super-clothoids.md "Hairstyles".)
+  engine::HairSetup setup = small_groom();
+  setup.gravity = Vec3::Zero();
+  double fit_error = 0;
+  models::clothoid_rods(setup, &fit_error);
+  auto sim = engine::Simulator::create(
+      setup, {"super_clothoid", engine::Backend::reference, engine::Precision::float64});
+  const std::vector<Vec3> start = positions(*sim);
+  for (int k = 0; k < 20; ++k) sim->step();
+  const double moved = largest_difference(positions(*sim), start);
+  double root = 0, tip = 0;  // the output's ends against the strand's
+  for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
+    const auto p = setup.strands.strand(s);
+    root = std::max(root, (start[s * p.size()] - p[0]).norm());
+    tip = std::max(tip, (start[s * p.size() + p.size() - 1] - p.back()).norm());
+  }
+  std::cout << "fit error " << fit_error << " m; root " << root << " m and tip " << tip
+            << " m from the strand's; moved at rest " << moved << " m\n";
+  EXPECT_LT(moved, 1e-12);
+  EXPECT_LT(root, 1e-12);
+  EXPECT_LE(tip, fit_error + 1e-12);
+}
+
+TEST(SuperClothoidHairstyles, AShakenGroomFallsAndResumesFromACheckpoint) {
+  // Gravity, a shaking head, damping, drag in gusty wind, the head's ellipsoid with friction:
+  // 60 steps of 1 ms stay finite, the roots stay on the head (drift 0 to 1e-12 m: the clamp is the
+  // head's pose), the hair moves; 30 steps from a checkpoint taken at step 30 end bitwise where
+  // the uninterrupted run does (the restored rods' roots are placed at the restored time).
+  engine::HairSetup setup = small_groom();
+  setup.gravity = Vec3(0, -9.81, 0);
+  setup.head.rotation_amplitude = Vec3(0, 0.4, 0);
+  setup.head.frequency = 3;
+  setup.damping = 0.5;
+  setup.drag_normal = 1e-4, setup.drag_tangent = 5e-5;
+  setup.wind = {Vec3(0.5, 0, 0.2), 0.3, 2, 0.2, 4, 11};
+  Collider head;
+  head.shape = Collider::Shape::ellipsoid;
+  head.radii = {0.075, 0.095, 0.095};
+  head.friction = 0.3;
+  setup.colliders = {head};
+  const engine::SimulatorOptions options{"super_clothoid", engine::Backend::reference,
+                                         engine::Precision::float64};
+  auto sim = engine::Simulator::create(setup, options);
+  const std::vector<Vec3> start = positions(*sim);
+  for (int k = 0; k < 30; ++k) sim->step();
+  const std::string checkpoint = sim->save_state();
+  for (int k = 0; k < 30; ++k) sim->step();
+  const std::vector<Vec3> end = positions(*sim);
+  auto resumed = engine::Simulator::create(setup, options);
+  resumed->restore_state(checkpoint);
+  for (int k = 0; k < 30; ++k) resumed->step();
+  // The roots against the head's motion applied to their start.
+  const ClampMotion& m = setup.head;
+  double drift = 0, moved = 0;
+  bool finite = true;
+  const std::size_t n = setup.strands.strand_size(0);
+  for (std::size_t k = 0; k < end.size(); ++k) {
+    finite = finite && end[k].allFinite();
+    moved = std::max(moved, (end[k] - start[k]).norm());
+    if (k % n == 0)
+      drift =
+          std::max(drift, (end[k] - (m.rotation(0.06) * start[k] + m.translation(0.06))).norm());
+  }
+  const double resume = largest_difference(positions(*resumed), end);
+  std::cout << "shaken groom: moved " << moved << " m, root drift " << drift
+            << " m, resumed run off by " << resume << " m, contacts " << sim->counts()["contacts"]
+            << "\n";
+  EXPECT_TRUE(finite);
+  EXPECT_GT(moved, 1e-3);
+  EXPECT_LT(drift, 1e-12);
+  EXPECT_EQ(resume, 0.0);
+}
+
+}  // namespace
+}  // namespace hairsim

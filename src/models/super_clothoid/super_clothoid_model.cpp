@@ -1,20 +1,104 @@
-// Model "super_clothoid" in the model table (engine/model.hpp).
+// Model "super_clothoid" in the model table (engine/model.hpp): single-rod scenes on the
+// reference, hairstyles on the reference (a rod per strand).
 #include "models/super_clothoid/super_clothoid_model.hpp"
 
+#include "engine/rod_reference_simulator.hpp"
+#include "models/super_clothoid/super_clothoid_rods.hpp"
 #include "reference/super_clothoid/super_clothoid_scene.hpp"
 
 namespace hairsim::models {
+namespace {
+
+using engine::HairSetup;
+
+// What the model does not take yet, refused naming the scene's field (exit 2).
+void check_supported(const HairSetup& setup) {
+  if (setup.head.twist_rate != 0 || setup.head.twist_amplitude != 0)
+    throw Error("head.motion", "model 'super_clothoid' takes no twist of the head");
+  if (setup.interaction.enabled)
+    throw Error("interaction.enabled",
+                "model 'super_clothoid' runs on the reference backend, which takes no hair-hair "
+                "interaction");
+}
+
+// A hairstyle on the reference: one ClothoidRod per strand, the output points at equal arc
+// lengths.
+struct ClothoidRods {
+  using Rod = super_clothoid::ClothoidRod;
+  static int step(Rod& rod, double dt) { return super_clothoid::step(rod, dt).contacts; }
+  static void save(engine::StateWriter& w, const Rod& rod) {
+    w.values(rod.shape.node_curvature), w.values(rod.curvature_rate), w.value(rod.time);
+  }
+  static void restore(engine::StateReader& in, Rod& rod) {
+    in.values(rod.shape.node_curvature), in.values(rod.curvature_rate), in.value(rod.time);
+    super_clothoid::place_root(rod);
+  }
+  static void sample(const Rod& rod, int vertices, bool velocity, std::vector<Vec3>& out) {
+    for (const super_clothoid::PointMotion& p :
+         super_clothoid::point_motions(rod, sample_arcs(rod, vertices)))
+      out.push_back(velocity ? p.v : p.x);
+  }
+};
+
+std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
+                                                  engine::Precision) {
+  check_supported(setup);
+  if (backend != engine::Backend::reference)
+    throw Error("backend", "model 'super_clothoid' runs hairstyles on the reference backend only");
+  return std::make_unique<engine::RodReferenceSimulator<ClothoidRods>>(setup, clothoid_rods(setup));
+}
+
+// solver.*: the fit's elements, the quadrature, the internal friction, the contact sweeps.
+std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s) {
+  auto out = std::make_shared<SuperClothoidSettings>();
+  out->elements = s.integer("elements", out->elements, 1, 64);
+  out->quadrature = s.integer("quadrature", out->quadrature, 1, 16);
+  out->internal_friction =
+      s.number("internal_friction", out->internal_friction, ">= 0", scene::non_negative);
+  out->contact_sweeps = s.integer("contact_sweeps", out->contact_sweeps, 1, 1'000'000);
+  s.finish();
+  return out;
+}
+
+// Contact pairs per strand and step.
+std::vector<engine::BenchColumn> bench_values(const HairSetup&, engine::Backend,
+                                              const engine::StepCounters& c, double strand_steps) {
+  return {{"contacts", double(c["contacts"]) / strand_steps}};
+}
+
+// summary.json's "solver": the fit and the contact problems.
+nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions&,
+                       const engine::StepCounters& c, double strand_steps) {
+  const SuperClothoidSettings& settings = engine::settings_of<SuperClothoidSettings>(setup);
+  return {
+      {"elements", settings.elements},
+      {"quadrature", settings.quadrature},
+      {"contacts_per_strand_step", strand_steps > 0 ? double(c["contacts"]) / strand_steps : 0.0},
+      {"dropped_contacts", c["dropped_contacts"]},
+      {"failures", c["solver_failures"]}};
+}
+
+}  // namespace
 
 engine::Model super_clothoid_model() {
   using Scene = engine::ReferenceRodScene<super_clothoid::SuperClothoidScene,
                                           super_clothoid::run_super_clothoid_scene,
                                           super_clothoid::rod_strands>;
-  return engine::single_rod_model(
+  engine::Model m = engine::single_rod_model(
       "super_clothoid", "Super Space Clothoids (Casati & Bertails-Descoubes 2013)",
       {engine::Integrator::implicit},  // semi-implicit Euler, the elastic terms implicit (§7.2)
       [](const nlohmann::json& doc, const std::filesystem::path& dir) {
         return std::make_unique<Scene>(super_clothoid::parse_super_clothoid_scene(doc, dir));
       });
+  m.backends = {engine::Backend::reference};
+  m.parse_settings = parse_settings;
+  m.make_simulator = make_simulator;
+  m.summary = summary;
+  m.held_vertices = 1;           // the output's first point is the clamp's
+  m.inextensible_edges = false;  // the points sample the centreline; its chords bend
+  m.bench_columns = {"contact"};
+  m.bench_values = bench_values;
+  return m;
 }
 
 }  // namespace hairsim::models

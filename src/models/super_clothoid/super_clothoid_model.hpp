@@ -1,7 +1,7 @@
 #pragma once
 // Model "super_clothoid" (Super Space Clothoids, Casati & Bertails-Descoubes 2013) in the model
-// table: its single-rod scenes on the reference (src/reference/super_clothoid/). Hairstyles on
-// the batched engine are issue 21's.
+// table: its single-rod scenes on the reference (src/reference/super_clothoid/), hairstyles on
+// the reference (a rod per strand, src/models/super_clothoid/super_clothoid_rods.hpp).
 #include "engine/model.hpp"
 
 namespace hairsim::models {

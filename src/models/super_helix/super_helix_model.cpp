@@ -5,7 +5,7 @@
 #include <Eigen/Geometry>
 
 #include "engine/batched_simulator.hpp"
-#include "engine/state_io.hpp"
+#include "engine/rod_reference_simulator.hpp"
 #include "models/super_helix/super_helix_engine.hpp"
 #include "reference/super_helix/super_helix_scene.hpp"
 
@@ -13,7 +13,6 @@ namespace hairsim::models {
 namespace {
 
 using engine::HairSetup;
-using Counters = kernels::super_helix::HelixBatch<double>;
 
 // What the kernels do not take yet, refused naming the scene's field (exit 2).
 void check_supported(const HairSetup& setup) {
@@ -21,68 +20,40 @@ void check_supported(const HairSetup& setup) {
     throw Error("head.motion", "model 'super_helix' takes no twist of the head");
 }
 
-// One reference SuperHelix per strand (the recursive method), stepped one after the other; the
-// output points at the same arc lengths as the kernels'.
-class SuperHelixReferenceSimulator final : public engine::Simulator {
- public:
-  explicit SuperHelixReferenceSimulator(const HairSetup& setup)
-      : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
-        rods_(helix_rods(setup)) {}
-
-  void step() override {
-    for (super_helix::SuperHelix& rod : rods_)
-      counts_[1] += super_helix::step(rod, dt(), super_helix::Method::recursive).contacts;
-    ++steps_;
+// A hairstyle on the reference: one SuperHelix per strand (the recursive method), the output
+// points at the kernels' arc lengths (sample_places).
+struct HelixRods {
+  using Rod = super_helix::SuperHelix;
+  static int step(Rod& rod, double dt) {
+    return super_helix::step(rod, dt, super_helix::Method::recursive).contacts;
   }
-  engine::StepCounters counts() override { return engine::batch_counters<Counters>(counts_); }
-  void positions(std::vector<Vec3>& out) override { sample(out, false); }
-  void velocities(std::vector<Vec3>& out) override { sample(out, true); }
-  std::string device() const override { return engine::cpu_description(1); }
-
- protected:
-  void save_model_state(std::string& out) override {
-    engine::StateWriter w(out);
-    w.value(counts_);
-    for (const super_helix::SuperHelix& rod : rods_)
-      w.values(rod.curvature), w.values(rod.curvature_rate), w.value(rod.time);
+  static void save(engine::StateWriter& w, const Rod& rod) {
+    w.values(rod.curvature), w.values(rod.curvature_rate), w.value(rod.time);
   }
-  void restore_model_state(std::string_view state) override {
-    engine::StateReader in(state);
-    in.value(counts_);
-    for (super_helix::SuperHelix& rod : rods_)
-      in.values(rod.curvature), in.values(rod.curvature_rate), in.value(rod.time);
-    if (!in.done()) throw Error("checkpoint", "the saved state does not fit this simulator");
+  static void restore(engine::StateReader& in, Rod& rod) {
+    in.values(rod.curvature), in.values(rod.curvature_rate), in.value(rod.time);
   }
-
- private:
-  // The output points: `vertices` at equal arc lengths along each rod (the kernels' samples).
-  void sample(std::vector<Vec3>& out, bool velocity) const {
-    out.clear();
-    for (const super_helix::SuperHelix& rod : rods_) {
-      const super_helix::RootState root = super_helix::root_state(rod, rod.time);
-      const std::vector<super_helix::ElementStart> starts = super_helix::element_starts(rod, root);
-      for (const SamplePlace& at : sample_places(rod, vertices())) {
-        const std::size_t q = std::size_t(at.element);
-        const super_helix::ElementPoint e =
-            super_helix::element_point(rod.curvature[q], rod.curvature_rate[q], at.u);
-        const super_helix::ElementStart& s = starts[q];
-        const Vec3 d = s.frame * e.p;
-        out.push_back(velocity ? Vec3(s.velocity + s.angular_velocity.cross(d) +
-                                      s.frame * (e.P * rod.curvature_rate[q]))
-                               : Vec3(s.point + d));
-      }
+  static void sample(const Rod& rod, int vertices, bool velocity, std::vector<Vec3>& out) {
+    const super_helix::RootState root = super_helix::root_state(rod, rod.time);
+    const std::vector<super_helix::ElementStart> starts = super_helix::element_starts(rod, root);
+    for (const SamplePlace& at : sample_places(rod, vertices)) {
+      const std::size_t q = std::size_t(at.element);
+      const super_helix::ElementPoint e =
+          super_helix::element_point(rod.curvature[q], rod.curvature_rate[q], at.u);
+      const super_helix::ElementStart& s = starts[q];
+      const Vec3 d = s.frame * e.p;
+      out.push_back(velocity ? Vec3(s.velocity + s.angular_velocity.cross(d) +
+                                    s.frame * (e.P * rod.curvature_rate[q]))
+                             : Vec3(s.point + d));
     }
   }
-
-  std::vector<super_helix::SuperHelix> rods_;
-  long counts_[Counters::kCounters] = {};
 };
 
 std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
                                                   engine::Precision precision) {
   check_supported(setup);
   if (backend == engine::Backend::reference)
-    return std::make_unique<SuperHelixReferenceSimulator>(setup);
+    return std::make_unique<engine::RodReferenceSimulator<HelixRods>>(setup, helix_rods(setup));
   return engine::make_batched_simulator<SuperHelixEngine>(setup, backend, precision);
 }
 

@@ -61,6 +61,7 @@ void advance(ChainWalk& walk, const ClothoidElement::State& end, int i) {
 // What a quadrature point gives: its weight (m), position, Jacobian J (3 x n), velocity, unit
 // tangent and acceleration with q̈ = 0 (the clamp's and the velocity products, q̇ ∂²r/∂q² q̇).
 struct Point {
+  double arc;  // m from the clamp
   double weight;
   Vec3 x;
   const MatX& J;
@@ -75,7 +76,8 @@ MatX visit_points(const ClothoidRod& rod, double time, Visit&& visit) {
   const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
   ChainWalk walk = chain_start(rod, time);
   MatX J;
-  for (int i = 0; i < rod.shape.elements(); ++i) {
+  double arc = 0;
+  for (int i = 0; i < rod.shape.elements(); arc += elements[std::size_t(i)].length(), ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
     const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
                &rate_b = rod.curvature_rate[std::size_t(i) + 1];
@@ -84,8 +86,9 @@ MatX visit_points(const ClothoidRod& rod, double time, Visit&& visit) {
       const ClothoidElement::State m = e.local_state(rule.nodes[g] * e.length(), rate_a, rate_b);
       compose_point_jacobian(walk.start, m, i, J);
       const ChainMotion pm = compose_motion(R0, walk.motion, m);
-      visit(Point{rule.weights[g] * e.length(), walk.start.frame.r + R0 * m.local.r, J, pm.r_dot,
-                  R0 * m.local.R.col(0), pm.r_ddot});
+      visit(Point{arc + rule.nodes[g] * e.length(), rule.weights[g] * e.length(),
+                  walk.start.frame.r + R0 * m.local.r, J, pm.r_dot, R0 * m.local.R.col(0),
+                  pm.r_ddot});
     }
     const ClothoidElement::State end = e.local_state(e.length(), rate_a, rate_b);
     if (i + 1 == rod.shape.elements()) compose_point_jacobian(walk.start, end, i, J);
@@ -95,9 +98,9 @@ MatX visit_points(const ClothoidRod& rod, double time, Visit&& visit) {
 }
 
 // The world force density along a piece as a series (scaled terms, N/m): gravity and the
-// velocity-product inertia ρS (g − r̈), and the air's drag −cn u − (ct − cn) k (k·u) on
-// u = ṙ − wind, k the unit tangent (resistive force theory: kernels/common/drag.hpp), its
-// products by Cauchy products (§7.1).
+// velocity-product inertia ρS (g − r̈), the damping −c ρS ṙ, and the air's drag
+// −cn u − (ct − cn) k (k·u) on u = ṙ − wind, k the unit tangent (resistive force theory:
+// kernels/common/drag.hpp), its products by Cauchy products (§7.1). (The gusts: add_gusts.)
 std::vector<Vec3> force_series(const ClothoidRod& rod, const Mat3& R0, const ChainMotion& start,
                                const ClothoidElement::PieceSeries& piece) {
   const std::size_t n = piece.r.size();
@@ -111,7 +114,9 @@ std::vector<Vec3> force_series(const ClothoidRod& rod, const Mat3& R0, const Cha
     tangent[j] = R0 * piece.tangent[j];
   }
   f[0] += rho * (rod.gravity - start.r_ddot);
-  velocity[0] += start.r_dot - rod.wind;
+  velocity[0] += start.r_dot;
+  for (std::size_t j = 0; j < n; ++j) f[j] -= rod.damping * rho * velocity[j];
+  velocity[0] -= rod.wind;
   if (rod.drag_normal == 0 && rod.drag_tangent == 0) return f;
   auto dot = [](const Vec3& a, const Vec3& b) -> double { return a.dot(b); };
   auto scale = [](const Vec3& a, double b) -> Vec3 { return a * b; };
@@ -147,6 +152,31 @@ struct ElementIntegrals {
   }
 };
 
+// The gusts' drag D(k) w(x, t) on a piece (D = cn I + (ct − cn) k kᵀ, k the unit tangent): the
+// wind field is no polynomial along the rod, so its integrals take `rod.quadrature`
+// Gauss-Legendre points on the piece, where the series give p, k and the derivatives (the scaled
+// terms summed at the fraction τ: Σ ṽn τⁿ). r0, R0: the element's start.
+void add_gusts(ElementIntegrals& in, const ClothoidRod& rod, const Vec3& r0, const Mat3& R0,
+               const ClothoidElement::PieceSeries& piece, double t) {
+  if (rod.gusts.still() || (rod.drag_normal == 0 && rod.drag_tangent == 0)) return;
+  const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
+  auto at = [](const std::vector<Vec3>& terms, double tau) {
+    Vec3 sum = Vec3::Zero();
+    for (std::size_t k = terms.size(); k-- > 0;) sum = sum * tau + terms[k];
+    return sum;
+  };
+  for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+    const double tau = rule.nodes[g], weight = rule.weights[g] * piece.length;
+    const Vec3 p = at(piece.r, tau), k = (R0 * at(piece.tangent, tau)).normalized();
+    const Vec3 w = bridge::from_kernel(rod.gusts.at(bridge::to_kernel(Vec3(r0 + R0 * p)), t));
+    const Vec3 f = rod.drag_normal * w + (rod.drag_tangent - rod.drag_normal) * k * k.dot(w);
+    in.f += weight * f;
+    in.pf += weight * p * f.transpose();
+    const Vec3 local = R0.transpose() * f;
+    for (int c = 0; c < 6; ++c) in.df(c) += weight * at(piece.d[c], tau).dot(local);
+  }
+}
+
 // A piece's share. Every integral is one of a product of two series, the Cauchy product
 // integrated term by term: ∫₀ʰ a bᵀ = h Σk,m ãk b̃mᵀ / (k + m + 1) (§7.1, Fig. 7), for all pairs
 // at once as h X H Yᵀ with X, Y the series' terms as columns and H the Hilbert matrix
@@ -168,9 +198,12 @@ void add_piece(ElementIntegrals& in, const ClothoidRod& rod, const Mat3& R0,
   MatX hilbert(n, wide);
   for (Eigen::Index k = 0; k < n; ++k)
     for (Eigen::Index m = 0; m < wide; ++m) hilbert(k, m) = h / double(k + m + 1);
-  const MatX xh = x * hilbert.leftCols(n);
-  const MatX gram = xh * x.transpose();                                  // ∫ x xᵀ
-  const MatX with_force = x * hilbert.leftCols(nf) * force.transpose();  // ∫ x (R0ᵀ f)ᵀ
+  // lazyProduct: small products, kept out of Eigen's OpenMP-parallel GEMM (which, on a loaded
+  // 2-core machine, spent 65 % of a hairstyle step's time spinning and dispatching).
+  const MatX xh = x.lazyProduct(hilbert.leftCols(n));
+  const MatX gram = xh.lazyProduct(x.transpose());  // ∫ x xᵀ
+  const MatX with_force =
+      MatX(x.lazyProduct(hilbert.leftCols(nf))).lazyProduct(force.transpose());  // ∫ x (R0ᵀ f)ᵀ
   in.p += xh.topRows<3>().col(0);  // ∫ x = h Σ x̃k/(k + 1): H's first column
   in.f += R0 * (force * hilbert.row(0).head(nf).transpose());
   in.pp += gram.topLeftCorner<3, 3>();
@@ -234,6 +267,7 @@ Dynamics series_dynamics(const ClothoidRod& rod, double t) {
         e.expand(rod.curvature_rate[std::size_t(i)], rod.curvature_rate[std::size_t(i) + 1],
                  [&](const ClothoidElement::PieceSeries& piece) {
                    add_piece(in, rod, walk.start.frame.R, walk.motion, piece);
+                   add_gusts(in, rod, walk.start.frame.r, walk.start.frame.R, piece, t);
                  });
     assemble(d, in, walk.start, e.length(), rod.linear_density, i);
     if (i + 1 == rod.shape.elements()) {
@@ -304,12 +338,13 @@ Dynamics dynamics(const ClothoidRod& rod, double t) {
   const double rho = rod.linear_density;
   const MatX tip = visit_points(rod, t, [&](const Point& p) {
     d.mass.selfadjointView<Eigen::Lower>().rankUpdate(p.J.transpose(), p.weight * rho);
-    Vec3 f = rho * (rod.gravity - p.acceleration);
+    Vec3 f = rho * (rod.gravity - p.acceleration) - rod.damping * rho * p.velocity;
     if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
       const kernels::Vector3<double> k = bridge::to_kernel(p.tangent);
+      const Vec3 gust = bridge::from_kernel(rod.gusts.at(bridge::to_kernel(p.x), t));
       f -= bridge::from_kernel(
                kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent)) *
-           (p.velocity - rod.wind);
+           (p.velocity - rod.wind - gust);
     }
     d.forces += p.weight * p.J.transpose() * f;
   });
@@ -361,6 +396,12 @@ StepSolve solve_step(const ClothoidRod& rod, double h) {
   return out;
 }
 
+// Where the obstacles' motion puts them at time t (the identity when they are static).
+kernels::RigidPose<double> obstacle_pose(const ClothoidRod& rod, double t) {
+  return rod.obstacle_motion ? bridge::rigid_pose<double>(*rod.obstacle_motion, t)
+                             : kernels::RigidPose<double>{};
+}
+
 // The contacts at the quadrature points for the rates `qdot` (the step's free ones), the clamp at
 // the step's end; their impulses added to qdot through A⁻¹.
 StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<MatX>& a, double h,
@@ -369,11 +410,22 @@ StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<Ma
   set_rates(moving, qdot);
   std::vector<reference::PointContact> contacts;
   const double margin = 0.01 * *std::min_element(rod.shape.length.begin(), rod.shape.length.end());
+  // The obstacles where their motion puts them at the step's end (a head's colliders).
+  const kernels::RigidPose<double> posed = obstacle_pose(rod, rod.time + h);
+  const kernels::RigidPose<double>* pose = rod.obstacle_motion ? &posed : nullptr;
   visit_points(moving, rod.time + h, [&](const Point& p) {
-    const double reach = 2 * h * p.velocity.norm() + margin;
+    if (p.arc < rod.contact_start) return;
+    // The velocity against the obstacles' surfaces (they move together: one rigid motion).
+    const Vec3 relative = p.velocity - reference::obstacle_velocity(
+                                           rod.obstacle_motion ? &*rod.obstacle_motion : nullptr,
+                                           posed, p.x, rod.time + h);
+    const double reach = 2 * h * relative.norm() + margin;
     for (const kernels::Collider<double>& c : rod.colliders)
-      if (auto contact = reference::touching(c, p.x, rod.contact_thickness, reach, p.J, p.velocity))
+      if (auto contact =
+              reference::touching(c, p.x, rod.contact_thickness, reach, p.J, relative, pose)) {
+        contact->mass = rod.linear_density * p.weight;
         contacts.push_back(*contact);
+      }
   });
   const reference::ImpulseReport r = reference::apply_contact_impulses(
       contacts, h, rod.contact_sweeps,
@@ -400,19 +452,25 @@ StepReport step(ClothoidRod& rod, double dt) {
   set_rates(rod, qdot);
   set_coordinates(rod, q);
   rod.time += dt;
+  place_root(rod);
+  return report;
+}
+
+void place_root(ClothoidRod& rod) {
   const reference::ClampState clamp =
       reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, rod.time);
   rod.shape.root = {clamp.frame, clamp.point};
-  return report;
 }
 
 double max_penetration(const ClothoidRod& rod) {
   if (rod.colliders.empty()) return 0;
+  const kernels::RigidPose<double> posed = obstacle_pose(rod, rod.time);
+  const kernels::RigidPose<double>* pose = rod.obstacle_motion ? &posed : nullptr;
   double deepest = 0;
   visit_points(rod, rod.time, [&](const Point& p) {
     for (const kernels::Collider<double>& c : rod.colliders)
-      deepest = std::max(deepest, rod.contact_thickness -
-                                      kernels::signed_distance(c, bridge::to_kernel(p.x)).distance);
+      deepest = std::max(deepest,
+                         rod.contact_thickness - reference::posed_distance(c, p.x, pose).distance);
   });
   return deepest;
 }
@@ -431,6 +489,28 @@ Energies energies(const ClothoidRod& rod) {
 
 Vec3 tip(const ClothoidRod& rod) {
   return chain(rod.shape).back().end().r;
+}
+
+std::vector<PointMotion> point_motions(const ClothoidRod& rod, const std::vector<double>& s) {
+  const std::vector<ClothoidElement> elements = chain(rod.shape);
+  ChainWalk walk = chain_start(rod, rod.time);
+  std::vector<PointMotion> out;
+  std::size_t k = 0;
+  double element_start = 0;
+  for (int i = 0; i < rod.shape.elements(); ++i) {
+    const ClothoidElement& e = elements[std::size_t(i)];
+    const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
+               &rate_b = rod.curvature_rate[std::size_t(i) + 1];
+    const bool last = i + 1 == rod.shape.elements();
+    for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k) {
+      const ClothoidElement::State m = e.local_state(s[k] - element_start, rate_a, rate_b);
+      const ChainMotion pm = compose_motion(walk.start.frame.R, walk.motion, m);
+      out.push_back({walk.start.frame.r + walk.start.frame.R * m.local.r, pm.r_dot});
+    }
+    advance(walk, e.local_state(e.length(), rate_a, rate_b), i);
+    element_start += e.length();
+  }
+  return out;
 }
 
 namespace {

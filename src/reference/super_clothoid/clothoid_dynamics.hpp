@@ -9,9 +9,11 @@
 // the series themselves (§7.1: Cauchy products of the terms, integrated term by term, summed over
 // the APS pieces), or, for comparison, a Gauss-Legendre rule.
 #include <Eigen/Core>
+#include <optional>
 #include <vector>
 
 #include "common/colliders.hpp"
+#include "common/wind.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/newton_statics.hpp"
 #include "reference/super_clothoid/clothoid_kinematics.hpp"
@@ -36,15 +38,26 @@ struct ClothoidRod {
   double internal_friction = 0;      // ν, s: the generalized force −ν K q̇
   // The air's viscous drag per unit length against the wind (N s/m², resistive force theory as
   // the other models: kernels/common/drag.hpp), and a force on the tip (N).
+  // The wind is `wind` plus the travelling gusts `gusts` (kernels/common/wind.hpp; none by
+  // default), read at each point and time: `wind` enters the series, the gusts (not a polynomial
+  // along the rod) a Gauss-Legendre rule on each APS piece. `damping` (1/s): a force −damping ρS ṙ
+  // per unit length (the hairstyles' "damping", as the other models').
   double drag_normal = 0, drag_tangent = 0;
   Vec3 wind = Vec3::Zero();
+  kernels::WindField<double> gusts;
+  double damping = 0;
   Vec3 tip_force = Vec3::Zero();
-  // Static obstacles (world frame) with their Coulomb μ: velocity-level contacts at the
-  // quadrature points after each step's unconstrained solve, as the Super-Helix's
-  // (src/reference/contact_impulses.hpp), keeping the centreline `contact_thickness` outside.
+  // Obstacles with their Coulomb μ: velocity-level contacts at the quadrature points after each
+  // step's unconstrained solve, as the Super-Helix's (src/reference/contact_impulses.hpp),
+  // keeping the centreline `contact_thickness` outside. They are static in the world, or carried
+  // by `obstacle_motion` (a head's: `colliders` then in its frame). Points closer to the clamp
+  // than `contact_start` (m of arc length) take no contacts (a hairstyle's strand: the span the
+  // head holds).
   std::vector<kernels::Collider<double>> colliders;
   double contact_thickness = 0;
   int contact_sweeps = 1000;
+  std::optional<ClampMotion> obstacle_motion;
+  double contact_start = 0;
   Integration integration = Integration::series;
   // Gauss-Legendre points per element: the contacts' and energies' sample points, and M, G, A
   // with Integration::quadrature.
@@ -87,6 +100,9 @@ struct StepReport {
   double residual = 0;    // m/s
 };
 StepReport step(ClothoidRod& rod, double dt);
+// The root (shape.root) at the clamp's pose at the rod's time (a step does it; a restored state
+// needs it).
+void place_root(ClothoidRod& rod);
 
 // The deepest quadrature point below the obstacles' surfaces minus the thickness (m; 0: none).
 double max_penetration(const ClothoidRod& rod);
@@ -104,5 +120,12 @@ StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations
 
 // The tip (the last element's end).
 Vec3 tip(const ClothoidRod& rod);
+
+// The centreline's points and their velocities at arc lengths `s` (ascending, in [0, L]), the
+// rod's state and clamp at its time.
+struct PointMotion {
+  Vec3 x, v;
+};
+std::vector<PointMotion> point_motions(const ClothoidRod& rod, const std::vector<double>& s);
 
 }  // namespace hairsim::super_clothoid

@@ -38,6 +38,12 @@ std::vector<Vec3> bishop_curvatures(const std::vector<Vec3>& points, const Mat3&
   return out;
 }
 
+// Whether a trial curvature is one a strand could have: at most 50 turns an element (a step of
+// the fit beyond it would ask the series for thousands of APS pieces, and throw).
+bool curvature_is_fittable(const Vec3& kappa, double ell) {
+  return kappa.allFinite() && kappa.norm() * ell < 100 * M_PI;
+}
+
 // Levenberg-Marquardt on every node curvature and the root frame's rotation θ (its last 3;
 // ∂x/∂θ = −[x − r0]×) from `fit`'s shape, against every point at its arc length `s`.
 void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector<double>& s) {
@@ -47,9 +53,15 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
   const Mat3 base = rod.root.R;
   Vec3 rotation = Vec3::Zero();
   auto residual = [&](VecX& r, MatX& jac) {
-    const std::vector<FrameJacobian> f = frame_jacobians(rod, s);
     r.resize(3 * Eigen::Index(points.size()));
-    jac.resize(r.size(), n);
+    jac.setZero(r.size(), n);
+    for (int j = 0; j <= elements; ++j)
+      if (!curvature_is_fittable(rod.node_curvature[std::size_t(j)],
+                                 rod.length[std::size_t(std::min(j, elements - 1))])) {
+        r.setConstant(1e3);  // a step Levenberg-Marquardt rejects
+        return;
+      }
+    const std::vector<FrameJacobian> f = frame_jacobians(rod, s);
     for (std::size_t i = 0; i < points.size(); ++i) {
       r.segment<3>(3 * Eigen::Index(i)) = f[i].frame.r - points[i];
       for (int q = 0; q + 3 < n; ++q)

@@ -1,0 +1,69 @@
+#pragma once
+// A hairstyle on a reduced model's reference: one reference rod per strand, stepped one after the
+// other on one thread (the yardstick of the model's batched kernels and the bench's reference
+// rows), its output points (`hair.vertices` per strand) sampled on each rod's centreline. A model
+// supplies its rods' traits:
+//
+//   using Rod = ...;
+//   static int step(Rod&, double dt);                     // one step; returns its contact pairs
+//   static void save(StateWriter&, const Rod&);           // the state a step changes
+//   static void restore(StateReader&, Rod&);
+//   static void sample(const Rod&, int vertices, bool velocity,
+//                      std::vector<Vec3>& out);           // appends the output points' positions
+//                                                         // (or velocities)
+//
+// Its counters are the reduced models' batch counters: solver_failures (a failed step throws
+// instead), contacts, dropped_contacts (the reference drops none).
+#include <string>
+#include <vector>
+
+#include "engine/simulator.hpp"
+#include "engine/state_io.hpp"
+
+namespace hairsim::engine {
+
+template <class Rods>
+class RodReferenceSimulator final : public Simulator {
+ public:
+  using Rod = typename Rods::Rod;
+
+  RodReferenceSimulator(const HairSetup& setup, std::vector<Rod> rods)
+      : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        rods_(std::move(rods)) {}
+
+  void step() override {
+    for (Rod& rod : rods_) contacts_ += Rods::step(rod, dt());
+    ++steps_;
+  }
+  StepCounters counts() override {
+    return {{"solver_failures", "contacts", "dropped_contacts"}, {0, contacts_, 0}};
+  }
+  void positions(std::vector<Vec3>& out) override { sample(out, false); }
+  void velocities(std::vector<Vec3>& out) override { sample(out, true); }
+  std::string device() const override { return cpu_description(1); }
+  const std::vector<Rod>& rods() const { return rods_; }
+
+ protected:
+  void save_model_state(std::string& out) override {
+    StateWriter w(out);
+    w.value(contacts_);
+    for (const Rod& rod : rods_) Rods::save(w, rod);
+  }
+  void restore_model_state(std::string_view state) override {
+    StateReader in(state);
+    in.value(contacts_);
+    for (Rod& rod : rods_) Rods::restore(in, rod);
+    if (!in.done()) throw Error("checkpoint", "the saved state does not fit this simulator");
+  }
+
+ private:
+  void sample(std::vector<Vec3>& out, bool velocity) const {
+    out.clear();
+    for (const Rod& rod : rods_) Rods::sample(rod, vertices(), velocity, out);
+  }
+
+  std::vector<Rod> rods_;
+  long contacts_ = 0;
+};
+
+}  // namespace hairsim::engine

@@ -1,0 +1,64 @@
+#include "models/super_clothoid/super_clothoid_rods.hpp"
+
+#include <numeric>
+
+#include "reference/super_clothoid/clothoid_fit.hpp"
+
+namespace hairsim::models {
+
+std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& setup,
+                                                       double* fit_error) {
+  const SuperClothoidSettings& settings = engine::settings_of<SuperClothoidSettings>(setup);
+  // The mean wind enters the force series exactly; the gusts (no polynomial along a strand) a
+  // quadrature on each APS piece (clothoid_dynamics.hpp).
+  kernels::WindField<double> gusts = engine::kernel_wind(setup.wind);
+  const Vec3 mean_wind(gusts.mean.x, gusts.mean.y, gusts.mean.z);
+  gusts.mean = {0, 0, 0};
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+  std::vector<super_clothoid::ClothoidRod> rods(setup.strands.strand_count());
+  double worst = 0;
+#pragma omp parallel for schedule(dynamic) reduction(max : worst)
+  for (std::size_t s = 0; s < rods.size(); ++s) {
+    const auto points = setup.strands.strand(s);
+    super_clothoid::ClothoidFit fit =
+        super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements);
+    worst = std::max(worst, fit.max_error);
+    super_clothoid::ClothoidRod& rod = rods[s];
+    rod.shape = std::move(fit.shape);
+    rod.clamp = rod.shape.root;
+    rod.motion = setup.head;
+    rod.motion.center = setup.head.center.value_or(Vec3::Zero());
+    rod.rest_curvature = rod.shape.node_curvature;
+    rod.curvature_rate.assign(rod.shape.node_curvature.size(), Vec3::Zero());
+    const RodMaterial& m = setup.material_of(s);
+    rod.stiffness = Vec3(m.twist_stiffness(), m.bending_stiffness(), m.bending_stiffness());
+    rod.linear_density = m.linear_density();
+    rod.internal_friction = settings.internal_friction;
+    rod.quadrature = settings.quadrature;
+    rod.gravity = setup.gravity;
+    rod.damping = setup.damping;
+    rod.drag_normal = setup.drag_normal;
+    rod.drag_tangent = setup.drag_tangent;
+    rod.wind = mean_wind;
+    rod.gusts = gusts;
+    // The head's colliders, carried by it; contact at the centreline (as the other models), none
+    // on the first output edge (the span the head holds).
+    rod.colliders = colliders;
+    rod.obstacle_motion = setup.head;
+    rod.contact_thickness = 0;
+    const double total = std::accumulate(rod.shape.length.begin(), rod.shape.length.end(), 0.0);
+    rod.contact_start = total / double(points.size() - 1);
+    rod.contact_sweeps = settings.contact_sweeps;
+  }
+  if (fit_error) *fit_error = worst;
+  return rods;
+}
+
+std::vector<double> sample_arcs(const super_clothoid::ClothoidRod& rod, int vertices) {
+  const double total = std::accumulate(rod.shape.length.begin(), rod.shape.length.end(), 0.0);
+  std::vector<double> s(static_cast<std::size_t>(vertices));
+  for (int i = 0; i < vertices; ++i) s[std::size_t(i)] = total * i / (vertices - 1);
+  return s;
+}
+
+}  // namespace hairsim::models

@@ -1,0 +1,30 @@
+#pragma once
+// Super Space Clothoids on hairstyles: the model's settings and the reference rods of a setup
+// (each strand fitted by clothoid elements), shared by its simulators.
+#include <vector>
+
+#include "engine/simulator.hpp"
+#include "reference/super_clothoid/clothoid_dynamics.hpp"
+
+namespace hairsim::models {
+
+// solver.* of a hairstyle scene with "model": "super_clothoid" (docs/scenes.md).
+struct SuperClothoidSettings : engine::ModelSettings {
+  int elements = 8;              // clothoid elements per strand (the fit's)
+  int quadrature = 8;            // Gauss-Legendre points per element: contacts and gusts
+  double internal_friction = 0;  // ν, s: the generalized force −ν K q̇
+  int contact_sweeps = 1000;     // projected Gauss-Seidel sweeps of the contacts at most
+};
+
+// One reference rod per strand of the setup: the strand fitted by `elements` equal clothoid
+// elements (super_clothoid::fit_polyline: coarse to fine, the node curvatures and the root
+// frame's rotation by least squares on the strand's points), at rest on its fit, its clamp
+// carried by the head, the head's colliders its obstacles. `fit_error`: the largest distance of a
+// strand point from its fit (m), over all strands.
+std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& setup,
+                                                       double* fit_error = nullptr);
+
+// The arc lengths of a rod's `vertices` output points: equally spaced from the root to the tip.
+std::vector<double> sample_arcs(const super_clothoid::ClothoidRod& rod, int vertices);
+
+}  // namespace hairsim::models
