@@ -255,7 +255,11 @@ TEST(SuperClothoidDerivatives, FrameJacobianMatchesFiniteDifferences) {
 }  // namespace
 }  // namespace hairsim::super_clothoid
 
+#include "reference/clamp_state.hpp"
+#include "reference/eigen_bridge.hpp"
+#include "reference/gauss_legendre.hpp"
 #include "reference/super_clothoid/clothoid_dynamics.hpp"
+#include "super_clothoid/clothoid_dynamics.hpp"
 
 namespace hairsim::super_clothoid {
 namespace {
@@ -374,6 +378,105 @@ TEST(SuperClothoidDerivatives, GustsAndDampingMatchConvergedQuadrature) {
   EXPECT_LE(relative(coarse.forces), 1e-13);
   EXPECT_LE(relative(series.forces), 1e-7);
   EXPECT_LE(relative(series16.forces), 1e-13);
+}
+
+// The kernels' M and forces of a reference rod's state at time t, in arithmetic A with APS
+// bound M (double and float).
+template <class A>
+std::pair<MatX, VecX> kernel_dynamics(const ClothoidRod& rod, double t, double aps_bound,
+                                      kernels::super_clothoid::SeriesReport& report) {
+  namespace ks = kernels::super_clothoid;
+  using KV = kernels::Vector3<A>;
+  auto v = [](const Vec3& x) { return KV{A(x.x()), A(x.y()), A(x.z())}; };
+  auto m3 = [](const Mat3& x) {
+    kernels::Matrix3<A> out;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) out(r, c) = A(x(r, c));
+    return out;
+  };
+  std::vector<A> lengths;
+  for (const double l : rod.shape.length) lengths.push_back(A(l));
+  std::vector<KV> kappa, rate;
+  for (std::size_t i = 0; i < rod.shape.node_curvature.size(); ++i) {
+    kappa.push_back(v(rod.shape.node_curvature[i]));
+    rate.push_back(v(rod.curvature_rate[i]));
+  }
+  const ks::StrandShape<A> shape{rod.shape.elements(), lengths.data(), kappa.data(), rate.data(),
+                                 A(rod.linear_density)};
+  const reference::ClampState c = reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, t);
+  const Mat3 w = bridge::cross_matrix(c.angular_velocity);
+  ks::ClampMotion<A> clamp;
+  clamp.R = m3(c.frame);
+  clamp.R_dot = m3(w * c.frame);
+  clamp.R_ddot = m3((bridge::cross_matrix(c.angular_acceleration) + w * w) * c.frame);
+  clamp.r = v(c.point), clamp.r_dot = v(c.velocity), clamp.r_ddot = v(c.acceleration);
+  ks::Loads<A> loads;
+  loads.gravity = v(rod.gravity);
+  loads.damping = A(rod.damping);
+  loads.drag_normal = A(rod.drag_normal), loads.drag_tangent = A(rod.drag_tangent);
+  loads.wind = v(rod.wind);
+  loads.gusts = kernels::convert<A>(rod.gusts);
+  loads.time = A(t);
+  const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
+  loads.gust_points = int(rule.nodes.size());
+  for (std::size_t g = 0; g < rule.nodes.size(); ++g)
+    loads.gust_nodes[g] = A(rule.nodes[g]), loads.gust_weights[g] = A(rule.weights[g]);
+  loads.M = A(aps_bound);
+  const int n = 3 * (rod.shape.elements() + 1);
+  std::vector<A> mass(static_cast<std::size_t>(n * n)), forces(static_cast<std::size_t>(n));
+  auto walk = std::make_unique<ks::ChainWalk<A>>();
+  auto piece = std::make_unique<ks::PieceTerms<A>>();
+  report = ks::series_dynamics(shape, clamp, loads, mass.data(), n, forces.data(), *walk, *piece);
+  MatX m(n, n);
+  VecX f(n);
+  for (int a = 0; a < n; ++a) {
+    f(a) = double(forces[std::size_t(a)]);
+    for (int b = 0; b < n; ++b) m(a, b) = double(mass[std::size_t(a * n + b)]);
+  }
+  return {m, f};
+}
+
+TEST(SuperClothoidKernels, SeriesDynamicsMatchTheReference) {
+  // The kernels' M and generalized forces (kernels/super_clothoid/clothoid_dynamics.hpp: fixed
+  // storage, `__host__ __device__`) against the reference's series_dynamics on the same state:
+  // a curled rod (several APS pieces an element), moving rates, a shaking and turning clamp,
+  // gravity, damping, drag against a mean wind and gusts. Double, with the reference's APS bound
+  // M = 10: the same arithmetic in another order, to 1e-13 relative to each one's largest entry.
+  // Float with its own bound M = 9 (hillock_bound(7): the hillock within 10^3.5, so a sum loses at
+  // most 3.5 of float's 7 digits): to ε_float 10^3.5 ≈ 2e-4 (measured 5.1e-7 and 6.1e-7).
+  ClothoidRod rod = straight_rod(3, 0.3, Vec3(2, 20, -5), tilted_root());
+  rod.shape.node_curvature = {Vec3(2, 60, -5), Vec3(6, -45, 80), Vec3(-4, 95, 8), Vec3(1, 4, 75)};
+  rod.curvature_rate = {Vec3(0, 0, 0), Vec3(30, -40, 20), Vec3(-10, 80, 50), Vec3(5, 9, -70)};
+  rod.linear_density = 2e-3;
+  rod.gravity = Vec3(0, 0, -9.81);
+  rod.damping = 3;
+  rod.drag_normal = 3e-3, rod.drag_tangent = 1e-3;
+  rod.wind = Vec3(0.5, -0.5, 0.2);
+  rod.gusts = kernels::make_gusts({0, 0, 0}, 0.8, 2, 0.1, 4, 17);
+  rod.motion.translation_amplitude = Vec3(0.02, 0, 0.01);
+  rod.motion.rotation_amplitude = Vec3(0, 0.3, 0.2);
+  rod.motion.frequency = 3;
+  const double t = 0.07;
+  const Dynamics expected = dynamics(rod, t);
+  auto relative = [](const auto& a, const auto& b) {
+    return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+  };
+  kernels::super_clothoid::SeriesReport report, report_float;
+  const auto [m, f] = kernel_dynamics<double>(rod, t, 10, report);
+  const auto [mf, ff] =
+      kernel_dynamics<float>(rod, t, kernels::super_clothoid::hillock_bound(7), report_float);
+  std::cout << "kernels vs reference: double M " << relative(m, expected.mass) << ", forces "
+            << relative(f, expected.forces) << " (pieces " << report.most_pieces << ", terms "
+            << report.most_terms << "); float M " << relative(mf, expected.mass) << ", forces "
+            << relative(ff, expected.forces) << " (pieces " << report_float.most_pieces
+            << ", terms " << report_float.most_terms << ")\n";
+  EXPECT_FALSE(report.truncated);
+  EXPECT_FALSE(report_float.truncated);
+  EXPECT_GE(report.most_pieces, 2);
+  EXPECT_LE(relative(m, expected.mass), 1e-13);
+  EXPECT_LE(relative(f, expected.forces), 1e-13);
+  EXPECT_LE(relative(mf, expected.mass), 2e-4);
+  EXPECT_LE(relative(ff, expected.forces), 2e-4);
 }
 
 TEST(SuperClothoidContacts, ObstaclesCarriedByAMovingHeadAreGalileanInvariant) {
