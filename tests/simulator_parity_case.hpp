@@ -75,13 +75,11 @@ struct SimulatorParityResult {
   engine::StepCounters counts, reference_counts;          // all of them
 };
 
-inline SimulatorParityResult compare_with_reference(const engine::HairSetup& setup,
-                                                    engine::Backend backend,
-                                                    engine::Precision precision, int steps,
-                                                    const std::string& model = "der") {
-  auto reference = engine::Simulator::create(
-      setup, {model, engine::Backend::reference, engine::Precision::float64});
-  auto tested = engine::Simulator::create(setup, {model, backend, precision});
+// `tested` against `reference` (both made from `setup`), `steps` steps of each.
+inline SimulatorParityResult compare_simulators(const engine::HairSetup& setup,
+                                                std::unique_ptr<engine::Simulator> reference,
+                                                std::unique_ptr<engine::Simulator> tested,
+                                                int steps) {
   std::vector<Vec3> start, expected, actual, expected_v, actual_v;
   reference->positions(start);
   for (int k = 0; k < steps; ++k) {
@@ -121,6 +119,16 @@ inline SimulatorParityResult compare_with_reference(const engine::HairSetup& set
     r.reference_pcg_iterations = r.reference_counts["pcg_iterations"];
   }
   return r;
+}
+
+inline SimulatorParityResult compare_with_reference(const engine::HairSetup& setup,
+                                                    engine::Backend backend,
+                                                    engine::Precision precision, int steps,
+                                                    const std::string& model = "der") {
+  return compare_simulators(setup,
+                            engine::Simulator::create(setup, {model, engine::Backend::reference,
+                                                              engine::Precision::float64}),
+                            engine::Simulator::create(setup, {model, backend, precision}), steps);
 }
 
 }  // namespace hairsim::test

@@ -17,6 +17,7 @@
 #include "common/batch_layout.hpp"
 #include "common/drag.hpp"
 #include "common/hd.hpp"
+#include "common/head_clamp.hpp"
 #include "common/matrix3.hpp"
 #include "common/rigid_pose.hpp"
 #include "common/strided.hpp"
@@ -132,15 +133,6 @@ HS_HD HelixStrand<T> strand_of(const HelixBatchArrays<T>& batch, int s) {
   return {tile_view(batch, s / batch.tile_width), s % batch.tile_width};
 }
 
-// The head's pose and motion at the step's end, as the reference's clamp_state computes a
-// clamp's (five-point central differences of the prescribed motion): a clamp at rest point x0 and
-// frame F0 is at c + R (x0 − c) + τ with frame R F0, velocity Ṙ (x0 − c) + τ̇, acceleration
-// R̈ (x0 − c) + τ̈, spin ω and angular acceleration α (the skew parts, as clamp_state).
-struct HeadState {
-  Matrix3<Real> R, R_dot, R_ddot;
-  Vector3<Real> center, shift, shift_dot, shift_ddot, spin, angular_acceleration;
-};
-
 constexpr int kMaxQuadrature = 16;
 
 // What a step takes.
@@ -169,22 +161,10 @@ struct StepInput {
   bool interaction = false;
 };
 
-// The clamp of strand st with the head at `head`.
-struct Clamp {
-  Vector3<Real> point, velocity, acceleration, spin, angular_acceleration;
-  Matrix3<Real> frame;
-};
+// The clamp of strand st with the head at `head` (kernels/common/head_clamp.hpp).
 template <class T>
 HS_HD Clamp clamp_of(const HelixStrand<T>& st, const HeadState& head) {
-  const Vector3<Real> offset = st.vec(st.a.root_rest, 0) - head.center;
-  Clamp c;
-  c.point = head.center + head.R * offset + head.shift;
-  c.velocity = head.R_dot * offset + head.shift_dot;
-  c.acceleration = head.R_ddot * offset + head.shift_ddot;
-  c.frame = head.R * st.mat(st.a.frame_rest, 0);
-  c.spin = head.spin;
-  c.angular_acceleration = head.angular_acceleration;
-  return c;
+  return clamp_at(head, st.vec(st.a.root_rest, 0), st.mat(st.a.frame_rest, 0));
 }
 
 // Each element's start, root to tip (G¹ junctions, eq. 3b): the parent's end frame R E(ℓ), point

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "hairsim/error.hpp"
-#include "reference/clamp_state.hpp"
 #include "reference/eigen_bridge.hpp"
+#include "reference/head_state.hpp"
 
 namespace hairsim::models {
 
@@ -52,25 +52,6 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
   }
   if (fit_error) *fit_error = worst;
   return rods;
-}
-
-kernels::super_helix::HeadState head_state(const ClampMotion& head, double t) {
-  // The clamp_state of a clamp at the head's centre with the identity frame: its point is
-  // c + τ(t), its frame R(t) with the differenced Ṙ, R̈ that carry the offsets.
-  const Eigen::Vector3d center = head.center.value_or(Vec3::Zero());
-  const reference::ClampState c =
-      reference::clamp_state(head, center, Eigen::Matrix3d::Identity(), t);
-  kernels::super_helix::HeadState s;
-  s.R = bridge::to_small(Eigen::Matrix3d(c.frame));
-  s.R_dot = bridge::to_small(Eigen::Matrix3d(c.frame_velocity));
-  s.R_ddot = bridge::to_small(Eigen::Matrix3d(c.frame_acceleration));
-  s.center = bridge::to_kernel(center);
-  s.shift = bridge::to_kernel(Eigen::Vector3d(c.point - center));
-  s.shift_dot = bridge::to_kernel(c.velocity);
-  s.shift_ddot = bridge::to_kernel(c.acceleration);
-  s.spin = bridge::to_kernel(c.angular_velocity);
-  s.angular_acceleration = bridge::to_kernel(c.angular_acceleration);
-  return s;
 }
 
 std::vector<SamplePlace> sample_places(const super_helix::SuperHelix& rod, int vertices) {
@@ -168,7 +149,7 @@ typename SuperHelixEngine<T>::Batch::Arrays SuperHelixEngine<T>::layout(int stra
 template <class T>
 void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup& setup) const {
   const std::vector<super_helix::SuperHelix> rods = helix_rods(setup);
-  const kernels::super_helix::HeadState head = head_state(head_, 0.0);
+  const kernels::HeadState head = reference::head_state(head_, 0.0);
   for (int s = 0; s < batch.strands(); ++s) {
     load_strand(batch, s, rods[std::size_t(s)]);
     const kernels::super_helix::HelixStrand<T> st =
@@ -181,7 +162,7 @@ void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup&
 template <class T>
 const typename SuperHelixEngine<T>::Batch::Parameters& SuperHelixEngine<T>::parameters(double t) {
   input_.time = t;
-  input_.head = head_state(head_, t + dt_);
+  input_.head = reference::head_state(head_, t + dt_);
   input_.head_pose = bridge::rigid_pose<T>(head_, t + dt_);
   return input_;
 }

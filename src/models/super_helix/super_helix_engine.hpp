@@ -26,11 +26,6 @@ struct SuperHelixSettings : engine::ModelSettings {
 std::vector<super_helix::SuperHelix> helix_rods(const engine::HairSetup& setup,
                                                 double* fit_error = nullptr);
 
-// The head's pose and motion at time t as the kernels take it: the reference's clamp_state
-// (five-point central differences of the prescribed motion) of the head's rotation and
-// translation, so that every clamp the kernels place is the reference's to round-off.
-kernels::super_helix::HeadState head_state(const ClampMotion& head, double t);
-
 // Where the `vertices` output points of a rod sit: at equal arc lengths from its root, each as
 // its element and the abscissa in it (the kernels' samples and the reference simulator's).
 struct SamplePlace {

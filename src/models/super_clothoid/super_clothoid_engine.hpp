@@ -1,0 +1,31 @@
+#pragma once
+// Super Space Clothoids on the generic batched simulator (engine/batched_simulator.hpp): the
+// kernels' engine (kernels/super_clothoid/), its strands the reference rods of the setup
+// (super_clothoid_rods.hpp: each strand fitted by clothoid elements).
+#include "engine/host_batch.hpp"
+#include "engine/simulator.hpp"
+#include "super_clothoid/clothoid_batch.hpp"
+
+namespace hairsim::models {
+
+template <class T>
+class SuperClothoidEngine {
+ public:
+  using Batch = kernels::super_clothoid::ClothoidBatch<T>;
+  // One strand per tile on the host: each strand's arrays contiguous.
+  static constexpr int kHostTileWidth = 1;
+
+  SuperClothoidEngine(const engine::HairSetup& setup, engine::Precision);
+  typename Batch::Arrays layout(int strand_count, int vertex_count, int tile_width) const;
+  void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const;
+  // The step from t: the head at t + dt.
+  const typename Batch::Parameters& parameters(double t);
+
+ private:
+  typename Batch::Parameters input_;
+  ClampMotion head_;
+  double dt_;
+  int elements_;
+};
+
+}  // namespace hairsim::models
