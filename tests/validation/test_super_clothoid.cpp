@@ -381,37 +381,31 @@ TEST(SuperClothoidDerivatives, GustsAndDampingMatchConvergedQuadrature) {
   EXPECT_LE(relative(series16.forces), 1e-13);
 }
 
-// The kernels' M and forces of a reference rod's state at time t, in arithmetic A with APS
-// bound M (double and float).
+// A reference rod's clamp motion at time t in the kernels' form (the reference's chain_start).
 template <class A>
-std::pair<MatX, VecX> kernel_dynamics(const ClothoidRod& rod, double t, double aps_bound,
-                                      kernels::super_clothoid::SeriesReport& report) {
-  namespace ks = kernels::super_clothoid;
-  using KV = kernels::Vector3<A>;
-  auto v = [](const Vec3& x) { return KV{A(x.x()), A(x.y()), A(x.z())}; };
+kernels::super_clothoid::ClampMotion<A> kernel_clamp(const ClothoidRod& rod, double t) {
+  auto v = [](const Vec3& x) { return kernels::Vector3<A>{A(x.x()), A(x.y()), A(x.z())}; };
   auto m3 = [](const Mat3& x) {
     kernels::Matrix3<A> out;
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) out(r, c) = A(x(r, c));
     return out;
   };
-  std::vector<A> lengths;
-  for (const double l : rod.shape.length) lengths.push_back(A(l));
-  std::vector<KV> kappa, rate;
-  for (std::size_t i = 0; i < rod.shape.node_curvature.size(); ++i) {
-    kappa.push_back(v(rod.shape.node_curvature[i]));
-    rate.push_back(v(rod.curvature_rate[i]));
-  }
-  const ks::StrandShape<A> shape{rod.shape.elements(), lengths.data(), kappa.data(), rate.data(),
-                                 A(rod.linear_density)};
   const reference::ClampState c = reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, t);
   const Mat3 w = bridge::cross_matrix(c.angular_velocity);
-  ks::ClampMotion<A> clamp;
+  kernels::super_clothoid::ClampMotion<A> clamp;
   clamp.R = m3(c.frame);
   clamp.R_dot = m3(w * c.frame);
   clamp.R_ddot = m3((bridge::cross_matrix(c.angular_acceleration) + w * w) * c.frame);
   clamp.r = v(c.point), clamp.r_dot = v(c.velocity), clamp.r_ddot = v(c.acceleration);
-  ks::Loads<A> loads;
+  return clamp;
+}
+
+// A reference rod's loads at time t in the kernels' form, APS bound M.
+template <class A>
+kernels::super_clothoid::Loads<A> kernel_loads(const ClothoidRod& rod, double t, double aps_bound) {
+  auto v = [](const Vec3& x) { return kernels::Vector3<A>{A(x.x()), A(x.y()), A(x.z())}; };
+  kernels::super_clothoid::Loads<A> loads;
   loads.gravity = v(rod.gravity);
   loads.damping = A(rod.damping);
   loads.drag_normal = A(rod.drag_normal), loads.drag_tangent = A(rod.drag_tangent);
@@ -423,6 +417,28 @@ std::pair<MatX, VecX> kernel_dynamics(const ClothoidRod& rod, double t, double a
   for (std::size_t g = 0; g < rule.nodes.size(); ++g)
     loads.gust_nodes[g] = A(rule.nodes[g]), loads.gust_weights[g] = A(rule.weights[g]);
   loads.M = A(aps_bound);
+  return loads;
+}
+
+// The kernels' M and forces of a reference rod's state at time t, in arithmetic A with APS
+// bound M (double and float).
+template <class A>
+std::pair<MatX, VecX> kernel_dynamics(const ClothoidRod& rod, double t, double aps_bound,
+                                      kernels::super_clothoid::SeriesReport& report) {
+  namespace ks = kernels::super_clothoid;
+  using KV = kernels::Vector3<A>;
+  auto v = [](const Vec3& x) { return KV{A(x.x()), A(x.y()), A(x.z())}; };
+  std::vector<A> lengths;
+  for (const double l : rod.shape.length) lengths.push_back(A(l));
+  std::vector<KV> kappa, rate;
+  for (std::size_t i = 0; i < rod.shape.node_curvature.size(); ++i) {
+    kappa.push_back(v(rod.shape.node_curvature[i]));
+    rate.push_back(v(rod.curvature_rate[i]));
+  }
+  const ks::StrandShape<A> shape{rod.shape.elements(), lengths.data(), kappa.data(), rate.data(),
+                                 A(rod.linear_density)};
+  const ks::ClampMotion<A> clamp = kernel_clamp<A>(rod, t);
+  const ks::Loads<A> loads = kernel_loads<A>(rod, t, aps_bound);
   const int n = 3 * (rod.shape.elements() + 1);
   std::vector<A> mass(static_cast<std::size_t>(n * n)), forces(static_cast<std::size_t>(n));
   auto walk = std::make_unique<ks::ChainWalk<A>>();
@@ -515,30 +531,11 @@ TEST(SuperClothoidKernels, StepFollowsTheReference) {
   set.internal_friction = rod.internal_friction;
   set.h = 1e-3;
   auto scratch = std::make_unique<ks::StepScratch<double>>();
-  ks::Loads<double> loads;
-  loads.gravity = bridge::to_kernel(rod.gravity);
-  loads.damping = rod.damping;
-  loads.drag_normal = rod.drag_normal, loads.drag_tangent = rod.drag_tangent;
-  loads.wind = bridge::to_kernel(rod.wind);
-  loads.gusts = rod.gusts;
-  const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
-  loads.gust_points = int(rule.nodes.size());
-  for (std::size_t g = 0; g < rule.nodes.size(); ++g)
-    loads.gust_nodes[g] = rule.nodes[g], loads.gust_weights[g] = rule.weights[g];
-  loads.M = rod.shape.summation.M;
+  ks::Loads<double> loads = kernel_loads<double>(rod, 0, rod.shape.summation.M);
   bool solved = true;
   for (int k = 0; k < 200; ++k) {
     const double t = (k + 1) * set.h;  // the step's end
-    const reference::ClampState c = reference::clamp_state(rod.motion, rod.clamp.r, rod.clamp.R, t);
-    const Mat3 w = bridge::cross_matrix(c.angular_velocity);
-    ks::ClampMotion<double> clamp;
-    clamp.R = bridge::to_small(Mat3(c.frame));
-    clamp.R_dot = bridge::to_small(Mat3(w * c.frame));
-    clamp.R_ddot =
-        bridge::to_small(Mat3((bridge::cross_matrix(c.angular_acceleration) + w * w) * c.frame));
-    clamp.r = bridge::to_kernel(c.point);
-    clamp.r_dot = bridge::to_kernel(c.velocity);
-    clamp.r_ddot = bridge::to_kernel(c.acceleration);
+    const ks::ClampMotion<double> clamp = kernel_clamp<double>(rod, t);
     loads.time = t;
     const ks::StrandShape<double> shape{rod.shape.elements(), lengths.data(), kappa.data(),
                                         rate.data(), rod.linear_density};

@@ -48,34 +48,17 @@ std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine
   return std::make_unique<engine::RodReferenceSimulator<ClothoidRods>>(setup, clothoid_rods(setup));
 }
 
-// solver.*: the fit's elements, the quadrature, the internal friction, the contact sweeps.
+// solver.*: the reduced models' settings (engine/reduced_rod_settings.hpp).
 std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s) {
   auto out = std::make_shared<SuperClothoidSettings>();
-  out->elements = s.integer("elements", out->elements, 1, 64);
-  out->quadrature = s.integer("quadrature", out->quadrature, 1, 16);
-  out->internal_friction =
-      s.number("internal_friction", out->internal_friction, ">= 0", scene::non_negative);
-  out->contact_sweeps = s.integer("contact_sweeps", out->contact_sweeps, 1, 1'000'000);
-  s.finish();
+  engine::parse_reduced_rod_settings(s, *out, 64, 16);
   return out;
 }
 
-// Contact pairs per strand and step.
-std::vector<engine::BenchColumn> bench_values(const HairSetup&, engine::Backend,
-                                              const engine::StepCounters& c, double strand_steps) {
-  return {{"contacts", double(c["contacts"]) / strand_steps}};
-}
-
-// summary.json's "solver": the fit and the contact problems.
 nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions&,
                        const engine::StepCounters& c, double strand_steps) {
-  const SuperClothoidSettings& settings = engine::settings_of<SuperClothoidSettings>(setup);
-  return {
-      {"elements", settings.elements},
-      {"quadrature", settings.quadrature},
-      {"contacts_per_strand_step", strand_steps > 0 ? double(c["contacts"]) / strand_steps : 0.0},
-      {"dropped_contacts", c["dropped_contacts"]},
-      {"failures", c["solver_failures"]}};
+  return engine::reduced_rod_summary(engine::settings_of<SuperClothoidSettings>(setup), c,
+                                     strand_steps);
 }
 
 }  // namespace
@@ -97,7 +80,7 @@ engine::Model super_clothoid_model() {
   m.held_vertices = 1;           // the output's first point is the clamp's
   m.inextensible_edges = false;  // the points sample the centreline; its chords bend
   m.bench_columns = {"contact"};
-  m.bench_values = bench_values;
+  m.bench_values = engine::reduced_rod_bench_values;
   return m;
 }
 

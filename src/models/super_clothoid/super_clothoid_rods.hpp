@@ -3,18 +3,15 @@
 // (each strand fitted by clothoid elements), shared by its simulators.
 #include <vector>
 
+#include "engine/reduced_rod_settings.hpp"
 #include "engine/simulator.hpp"
 #include "reference/super_clothoid/clothoid_dynamics.hpp"
 
 namespace hairsim::models {
 
-// solver.* of a hairstyle scene with "model": "super_clothoid" (docs/scenes.md).
-struct SuperClothoidSettings : engine::ModelSettings {
-  int elements = 8;              // clothoid elements per strand (the fit's)
-  int quadrature = 8;            // Gauss-Legendre points per element: contacts and gusts
-  double internal_friction = 0;  // ν, s: the generalized force −ν K q̇
-  int contact_sweeps = 1000;     // projected Gauss-Seidel sweeps of the contacts at most
-};
+// solver.* of a hairstyle scene with "model": "super_clothoid" (docs/scenes.md): the reduced
+// models' settings, 8 clothoid elements a strand by default.
+struct SuperClothoidSettings : engine::ReducedRodSettings {};
 
 // One reference rod per strand of the setup: the strand fitted by `elements` equal clothoid
 // elements (super_clothoid::fit_polyline: coarse to fine, the node curvatures and the root

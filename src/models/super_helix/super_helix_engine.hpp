@@ -5,18 +5,17 @@
 #include <vector>
 
 #include "engine/host_batch.hpp"
+#include "engine/reduced_rod_settings.hpp"
 #include "engine/simulator.hpp"
 #include "reference/super_helix/super_helix_rod.hpp"
 #include "super_helix/helix_batch.hpp"
 
 namespace hairsim::models {
 
-// solver.* of a hairstyle scene with "model": "super_helix" (docs/scenes.md).
-struct SuperHelixSettings : engine::ModelSettings {
-  int elements = 16;             // helical elements per strand (the fit's)
-  int quadrature = 8;            // Gauss-Legendre points per element
-  double internal_friction = 0;  // ν, s: the generalized force −ν K κ̇ (§4.5)
-  int contact_sweeps = 1000;     // projected Gauss-Seidel sweeps of the contacts at most
+// solver.* of a hairstyle scene with "model": "super_helix" (docs/scenes.md): the reduced models'
+// settings, 16 helical elements a strand by default.
+struct SuperHelixSettings : engine::ReducedRodSettings {
+  SuperHelixSettings() { elements = 16; }
 };
 
 // One reference rod per strand of the setup: the strand fitted by `elements` equal helical

@@ -57,36 +57,17 @@ std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine
   return engine::make_batched_simulator<SuperHelixEngine>(setup, backend, precision);
 }
 
-// solver.*: the fit's elements, the quadrature, the internal friction. Defaults:
-// SuperHelixSettings'.
+// solver.*: the reduced models' settings (engine/reduced_rod_settings.hpp).
 std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s) {
   auto out = std::make_shared<SuperHelixSettings>();
-  out->elements = s.integer("elements", out->elements, 1, 256);
-  out->quadrature =
-      s.integer("quadrature", out->quadrature, 1, kernels::super_helix::kMaxQuadrature);
-  out->internal_friction =
-      s.number("internal_friction", out->internal_friction, ">= 0", scene::non_negative);
-  out->contact_sweeps = s.integer("contact_sweeps", out->contact_sweeps, 1, 1'000'000);
-  s.finish();
+  engine::parse_reduced_rod_settings(s, *out, 256, kernels::super_helix::kMaxQuadrature);
   return out;
 }
 
-// Contact pairs per strand and step (the reference's and the kernels' contact problems).
-std::vector<engine::BenchColumn> bench_values(const HairSetup&, engine::Backend,
-                                              const engine::StepCounters& c, double strand_steps) {
-  return {{"contacts", double(c["contacts"]) / strand_steps}};
-}
-
-// summary.json's "solver": the fit and the contact problems.
 nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions&,
                        const engine::StepCounters& c, double strand_steps) {
-  const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
-  return {
-      {"elements", settings.elements},
-      {"quadrature", settings.quadrature},
-      {"contacts_per_strand_step", strand_steps > 0 ? double(c["contacts"]) / strand_steps : 0.0},
-      {"dropped_contacts", c["dropped_contacts"]},
-      {"failures", c["solver_failures"]}};
+  return engine::reduced_rod_summary(engine::settings_of<SuperHelixSettings>(setup), c,
+                                     strand_steps);
 }
 
 }  // namespace
@@ -108,7 +89,7 @@ engine::Model super_helix_model() {
   m.held_vertices = 1;           // the output's first point is the clamp's
   m.inextensible_edges = false;  // the points sample the centreline; its chords bend
   m.bench_columns = {"contact"};
-  m.bench_values = bench_values;
+  m.bench_values = engine::reduced_rod_bench_values;
   return m;
 }
 
