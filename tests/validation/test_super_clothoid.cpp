@@ -333,14 +333,10 @@ TEST(SuperClothoidDerivatives, SeriesIntegrationMatchesConvergedQuadrature) {
   EXPECT_LE(relative(series.forces, fine.forces), 1e-13);
 }
 
-TEST(SuperClothoidDerivatives, GustsAndDampingMatchConvergedQuadrature) {
-  // The hairstyles' loads (issue 21): a damping −c ρS ṙ, a series like the velocity's, and
-  // travelling gusts (kernels/common/wind.hpp), no polynomial along the rod, integrated by a
-  // Gauss-Legendre rule on each APS piece from the series' values there. Against the whole
-  // generalized force by a 48-point rule per element (converged: its 32-point result is within
-  // 1e-13 of it). The gusts' rule is the rod's `quadrature` points a piece: with the default 8,
-  // gusts 0.1 m long on pieces of up to 5 cm (kh up to 3) leave 3.7e-8 of the forces (bound
-  // 1e-7); with 16 the series and the converged quadrature agree to 1e-13 (measured 1.9e-15).
+// A strongly curled rod (several APS pieces an element) with moving rates on a shaking and
+// turning clamp, under gravity, damping and drag against a mean wind with travelling gusts: every
+// load of a hairstyle's strand.
+ClothoidRod curled_rod_in_gusts() {
   ClothoidRod rod = straight_rod(3, 0.3, Vec3(2, 20, -5), tilted_root());
   rod.shape.node_curvature = {Vec3(2, 60, -5), Vec3(6, -45, 80), Vec3(-4, 95, 8), Vec3(1, 4, 75)};
   rod.curvature_rate = {Vec3(0, 0, 0), Vec3(30, -40, 20), Vec3(-10, 80, 50), Vec3(5, 9, -70)};
@@ -350,8 +346,22 @@ TEST(SuperClothoidDerivatives, GustsAndDampingMatchConvergedQuadrature) {
   rod.drag_normal = 3e-3, rod.drag_tangent = 1e-3;
   rod.wind = Vec3(0.5, -0.5, 0.2);
   rod.gusts = kernels::make_gusts({0, 0, 0}, 0.8, 2, 0.1, 4, 17);
+  rod.motion.translation_amplitude = Vec3(0.02, 0, 0.01);
   rod.motion.rotation_amplitude = Vec3(0, 0.3, 0.2);
   rod.motion.frequency = 3;
+  return rod;
+}
+
+TEST(SuperClothoidDerivatives, GustsAndDampingMatchConvergedQuadrature) {
+  // The hairstyles' loads (issue 21): a damping −c ρS ṙ, a series like the velocity's, and
+  // travelling gusts (kernels/common/wind.hpp), no polynomial along the rod, integrated by a
+  // Gauss-Legendre rule on each APS piece from the series' values there. Against the whole
+  // generalized force by a 48-point rule per element (converged: its 32-point result is within
+  // 1e-13 of it). The gusts' rule is the rod's `quadrature` points a piece: with the default 8,
+  // gusts 0.1 m long on pieces of up to 5 cm (kh up to 3) leave 3.7e-8 of the forces (bound
+  // 1e-7); with 16 the series and the converged quadrature agree to 1e-13 (measured 1.9e-15).
+  ClothoidRod rod = curled_rod_in_gusts();
+  rod.motion.translation_amplitude = Vec3::Zero();
   const double t = 0.07;
   const Dynamics series = dynamics(rod, t);
   ClothoidRod sixteen = rod;
@@ -461,18 +471,7 @@ TEST(SuperClothoidKernels, SeriesDynamicsMatchTheReference) {
   // M = 10: the same arithmetic in another order, to 1e-13 relative to each one's largest entry.
   // Float with its own bound M = 9 (hillock_bound(7): the hillock within 10^3.5, so a sum loses at
   // most 3.5 of float's 7 digits): to ε_float 10^3.5 ≈ 2e-4 (measured 5.1e-7 and 6.1e-7).
-  ClothoidRod rod = straight_rod(3, 0.3, Vec3(2, 20, -5), tilted_root());
-  rod.shape.node_curvature = {Vec3(2, 60, -5), Vec3(6, -45, 80), Vec3(-4, 95, 8), Vec3(1, 4, 75)};
-  rod.curvature_rate = {Vec3(0, 0, 0), Vec3(30, -40, 20), Vec3(-10, 80, 50), Vec3(5, 9, -70)};
-  rod.linear_density = 2e-3;
-  rod.gravity = Vec3(0, 0, -9.81);
-  rod.damping = 3;
-  rod.drag_normal = 3e-3, rod.drag_tangent = 1e-3;
-  rod.wind = Vec3(0.5, -0.5, 0.2);
-  rod.gusts = kernels::make_gusts({0, 0, 0}, 0.8, 2, 0.1, 4, 17);
-  rod.motion.translation_amplitude = Vec3(0.02, 0, 0.01);
-  rod.motion.rotation_amplitude = Vec3(0, 0.3, 0.2);
-  rod.motion.frequency = 3;
+  const ClothoidRod rod = curled_rod_in_gusts();
   const double t = 0.07;
   const Dynamics expected = dynamics(rod, t);
   auto relative = [](const auto& a, const auto& b) {
