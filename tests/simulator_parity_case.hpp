@@ -75,27 +75,22 @@ struct SimulatorParityResult {
   engine::StepCounters counts, reference_counts;          // all of them
 };
 
-// `tested` against `reference` (both made from `setup`), `steps` steps of each.
-inline SimulatorParityResult compare_simulators(const engine::HairSetup& setup,
-                                                std::unique_ptr<engine::Simulator> reference,
-                                                std::unique_ptr<engine::Simulator> tested,
-                                                int steps) {
-  std::vector<Vec3> start, expected, actual, expected_v, actual_v;
-  reference->positions(start);
-  for (int k = 0; k < steps; ++k) {
-    reference->step();
-    tested->step();
-  }
-  reference->positions(expected);
-  tested->positions(actual);
-  reference->velocities(expected_v);
-  tested->velocities(actual_v);
+// The parity measures of `tested` against the reference's start, end positions and velocities.
+inline SimulatorParityResult measure_against(const engine::HairSetup& setup,
+                                             engine::Simulator& reference,
+                                             const std::vector<Vec3>& start,
+                                             const std::vector<Vec3>& expected,
+                                             const std::vector<Vec3>& expected_v,
+                                             engine::Simulator& tested) {
+  std::vector<Vec3> actual, actual_v;
+  tested.positions(actual);
+  tested.velocities(actual_v);
   SimulatorParityResult r;
-  const int v = reference->vertices();
+  const int v = reference.vertices();
   engine::HairSetup centred = setup;  // create() turns about the origin when no centre is set
   if (!centred.head.center) centred.head.center = Vec3::Zero();
-  const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(centred.head, tested->time());
-  for (int s = 0; s < reference->strands(); ++s) {
+  const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(centred.head, tested.time());
+  for (int s = 0; s < reference.strands(); ++s) {
     double length = 0;
     for (int i = 1; i < v; ++i) length += (start[s * v + i] - start[s * v + i - 1]).norm();
     for (int i = 0; i < v; ++i) {
@@ -111,14 +106,43 @@ inline SimulatorParityResult compare_simulators(const engine::HairSetup& setup,
         r.max_root_error,
         (actual[s * v] - bridge::from_kernel(pose.apply(bridge::to_kernel(start[s * v])))).norm());
   }
-  r.counts = tested->counts();
-  r.reference_counts = reference->counts();
+  r.counts = tested.counts();
+  r.reference_counts = reference.counts();
   r.contacts = r.counts["contacts"];
   if (r.counts.has("pcg_iterations")) {
     r.pcg_iterations = r.counts["pcg_iterations"];
     r.reference_pcg_iterations = r.reference_counts["pcg_iterations"];
   }
   return r;
+}
+
+// Each of `tested` against `reference` (all made from `setup`), `steps` steps of each: one
+// result per tested simulator.
+inline std::vector<SimulatorParityResult> compare_simulators(
+    const engine::HairSetup& setup, std::unique_ptr<engine::Simulator> reference,
+    std::vector<std::unique_ptr<engine::Simulator>> tested, int steps) {
+  std::vector<Vec3> start, expected, expected_v;
+  reference->positions(start);
+  for (int k = 0; k < steps; ++k) {
+    reference->step();
+    for (auto& t : tested) t->step();
+  }
+  reference->positions(expected);
+  reference->velocities(expected_v);
+  std::vector<SimulatorParityResult> results;
+  for (auto& t : tested)
+    results.push_back(measure_against(setup, *reference, start, expected, expected_v, *t));
+  return results;
+}
+
+// `tested` against `reference`, `steps` steps of each.
+inline SimulatorParityResult compare_simulators(const engine::HairSetup& setup,
+                                                std::unique_ptr<engine::Simulator> reference,
+                                                std::unique_ptr<engine::Simulator> tested,
+                                                int steps) {
+  std::vector<std::unique_ptr<engine::Simulator>> one;
+  one.push_back(std::move(tested));
+  return compare_simulators(setup, std::move(reference), std::move(one), steps).front();
 }
 
 inline SimulatorParityResult compare_with_reference(const engine::HairSetup& setup,

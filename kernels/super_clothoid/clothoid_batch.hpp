@@ -14,10 +14,11 @@ struct ClothoidBatch {
   using Arrays = ClothoidBatchArrays<T>;
   using Parameters = StepInput<T>;
 
-  static constexpr int kCounters = 3;
-  // A series cut at kMaxTerms terms (counted: 0 expected with the APS bounds).
+  static constexpr int kCounters = 4;
+  // Contacts beyond kMaxContacts a strand and step are dropped, and a series cut at kMaxTerms
+  // terms (both counted: 0 expected).
   static constexpr const char* kCounterNames[kCounters] = {"solver_failures", "contacts",
-                                                           "truncated_series"};
+                                                           "dropped_contacts", "truncated_series"};
   static constexpr int kFailureCounter = 0;
   static constexpr int kCudaBlock = 32;
   static constexpr int kClampedVertices = 1;  // the output's first point is the clamp's
@@ -27,14 +28,18 @@ struct ClothoidBatch {
     super_clothoid::for_each_array(a, f);
   }
   HS_HD static Arrays tile(const Arrays& a, int t) { return tile_view(a, t); }
-  // The step's scratch (41 KB in double) lives in the thread's frame: on the host a stack, on a
-  // GPU its local memory.
+  // The step's scratch (41 KB in double) and the contacts' (157 KB) live in the thread's frame:
+  // on the host a stack, on a GPU its local memory (docs/models/super-clothoids.md: one thread
+  // per strand is not this model's GPU mapping).
   HS_HD static void step(const Arrays& tile, int lane, const Parameters& p,
                          long (&counts)[kCounters]) {
     StepScratch<Real> scratch;
-    const StepCounts c = super_clothoid::step(ClothoidStrand<T>{tile, lane}, p, scratch);
+    ContactScratch contacts;
+    const StepCounts c = super_clothoid::step(ClothoidStrand<T>{tile, lane}, p, scratch, contacts);
     counts[0] += c.failures;
-    counts[2] += c.truncated;
+    counts[1] += c.contacts;
+    counts[2] += c.dropped;
+    counts[3] += c.truncated;
   }
   static VertexVectors<T> positions(const Arrays& a) {
     return interleaved_vectors(a.x, a.vertices);
@@ -43,10 +48,10 @@ struct ClothoidBatch {
     return interleaved_vectors(a.velocity, a.vertices);
   }
   static VertexScalars<T> masses(const Arrays& a) { return {a.mass, a.vertices, 1, 0}; }
-  // No colliders yet on these backends.
-  static Collider<T>* colliders(Parameters&, int& count) {
-    count = 0;
-    return nullptr;
+  // The head's colliders (the cuda simulator points their distance grids to device copies).
+  static Collider<T>* colliders(Parameters& p, int& count) {
+    count = p.collider_count;
+    return p.colliders;
   }
 };
 

@@ -20,7 +20,7 @@ constexpr int kMaxCoordinates = 3 * (kMaxElements + 1);
 // Terms a piece's series may take: with M = 10 (double) the terms fall below 1e-16 by ~55;
 // a series still going at this count is cut there and counted (`truncated`).
 constexpr int kMaxTerms = 64;
-constexpr int kMaxGustPoints = 16;
+constexpr int kMaxRulePoints = 16;
 
 template <class A>
 HS_HD Vector3<A> column(const Matrix3<A>& m, int j) {
@@ -42,15 +42,17 @@ struct ClampMotion {
 // What the forces take besides the state.
 template <class A>
 struct Loads {
-  Vector3<A> gravity;   // m/s²
-  A damping = 0;        // 1/s: −damping ρS ṙ per unit length
-  A drag_normal = 0;    // N s/m²
-  A drag_tangent = 0;   // N s/m²
-  Vector3<A> wind;      // m/s, the mean wind (in the series)
-  WindField<A> gusts;   // its travelling modes (mean zero; a quadrature on each piece)
-  A time = 0;           // s, the gusts' clock
-  int gust_points = 8;  // Gauss-Legendre points per piece for the gusts
-  A gust_nodes[kMaxGustPoints] = {}, gust_weights[kMaxGustPoints] = {};  // on [0, 1]
+  Vector3<A> gravity;  // m/s²
+  A damping = 0;       // 1/s: −damping ρS ṙ per unit length
+  A drag_normal = 0;   // N s/m²
+  A drag_tangent = 0;  // N s/m²
+  Vector3<A> wind;     // m/s, the mean wind (in the series)
+  WindField<A> gusts;  // its travelling modes (mean zero; a quadrature on each piece)
+  A time = 0;          // s, the gusts' clock
+  // The rod's Gauss-Legendre rule on [0, 1] (solver.quadrature points): the gusts' on each APS
+  // piece, the contacts' points on each element.
+  int rule_points = 8;
+  A rule_nodes[kMaxRulePoints] = {}, rule_weights[kMaxRulePoints] = {};
   A M = 10;  // APS bound λ ≤ M (eq. 14)
 };
 
@@ -206,7 +208,7 @@ HS_HD void add_piece(ElementIntegrals<A>& in, const StrandShape<A>& s, const Loa
   }
 }
 
-// The gusts' drag D(k) w(x, t) on a piece by Gauss-Legendre at `loads.gust_points` points (the
+// The gusts' drag D(k) w(x, t) on a piece by Gauss-Legendre at `loads.rule_points` points (the
 // wind field is no polynomial along the rod), the series summed there: Σ ṽn τⁿ.
 template <class A>
 HS_HD void add_gusts(ElementIntegrals<A>& in, const Loads<A>& loads, const ChainWalk<A>& w,
@@ -218,8 +220,8 @@ HS_HD void add_gusts(ElementIntegrals<A>& in, const Loads<A>& loads, const Chain
     return sum;
   };
   const Matrix3<A> Rt = transpose(w.R);
-  for (int g = 0; g < loads.gust_points; ++g) {
-    const A tau = loads.gust_nodes[g], weight = loads.gust_weights[g] * h;
+  for (int g = 0; g < loads.rule_points; ++g) {
+    const A tau = loads.rule_nodes[g], weight = loads.rule_weights[g] * h;
     const Vector3<A> p = at(piece.r, tau);
     Vector3<A> k = w.R * at(piece.tangent, tau);
     k = (A(1) / std::sqrt(dot(k, k))) * k;

@@ -4,10 +4,15 @@
 // float series' own APS bound is tested in clothoid_dynamics.hpp's test, but the dense solve of
 // M, whose entries span many orders, is kept in double as the Super-Helix's). Per step: the
 // clamp at the step's end from the head, the free rates by the semi-implicit step
-// (clothoid_step.hpp), q += h q̇, the output points resampled on the new state. Not yet: obstacles
-// and the hair-hair stage's impulses (the model refuses both on these backends).
+// (clothoid_step.hpp), the contacts' impulses (as the reference's, at the quadrature points,
+// solved by the reduced models' projected Gauss-Seidel: kernels/common/point_contacts.hpp),
+// q += h q̇, the output points resampled on the new state. Not yet: the hair-hair stage's
+// impulses (the model refuses the stage).
 #include "common/batch_layout.hpp"
+#include "common/colliders.hpp"
 #include "common/head_clamp.hpp"
+#include "common/point_contacts.hpp"
+#include "common/rigid_pose.hpp"
 #include "common/strided.hpp"
 #include "common/wind.hpp"
 #include "super_clothoid/clothoid_step.hpp"
@@ -67,6 +72,28 @@ struct StepInput {
   Real internal_friction = 0;  // ν, s
   Loads<Real> loads;           // gravity, damping, drag, wind, gusts (their clock set per step)
   HeadState head;              // at the step's end
+  // Colliders in the head's frame, carried by the head (its pose at the step's end), each with its
+  // Coulomb μ; the centreline kept `contact_thickness` outside; at most `contact_sweeps` sweeps.
+  Collider<T> colliders[kMaxColliders];
+  int collider_count = 0;
+  RigidPose<T> head_pose;
+  Real contact_thickness = 0;
+  int contact_sweeps = 1000;
+};
+
+constexpr int kMaxContacts = 64;  // per strand and step; more are dropped and counted
+
+// A point and collider pair: the generic contact, the point's Jacobian J (3 x n, rows x y z; its
+// velocity against the head's colliders J q̇) and Y_k = A⁻¹ Jᵀ b_k for the basis rows b_k (the
+// rates' change for a unit impulse along each).
+struct ClothoidContact : ContactBlock {
+  Real J[3][kMaxCoordinates];
+  Real Y[3][kMaxCoordinates];
+};
+
+// The contacts' scratch of a step (the caller's: 64 contacts of 2 x 3 x 51 values, 157 KB).
+struct ContactScratch {
+  ClothoidContact contacts[kMaxContacts];
 };
 
 // One strand's values, loaded from its tile into local arrays for the step.
@@ -190,12 +217,157 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
 struct StepCounts {
   int failures = 0;
   int truncated = 0;  // series cut at kMaxTerms
+  int contacts = 0;   // point and collider pairs in the contact problem
+  int dropped = 0;    // beyond kMaxContacts
 };
 
-// One strand's step: the semi-implicit rates, q += h q̇, the output points resampled.
+// Element i's own state (from an identity start, at rest) after a length u, with its derivatives
+// in its six coordinates (κ̂i then κ̂i+1): the series piece after piece.
+HS_HD inline ClothoidState<Real, 6> element_state(const StrandState& s, int i, Real u,
+                                                  Real aps_bound) {
+  const Real ell = s.length[i];
+  const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
+  ClothoidState<Real, 6> x;
+  x.frame = {Matrix3<Real>::identity(), Vector3<Real>{}};
+  for (int c = 0; c < 6; ++c) x.tangent[c] = {Matrix3<Real>::zero(), Vector3<Real>{}};
+  x.velocity = x.acceleration = {Matrix3<Real>::zero(), Vector3<Real>{}};
+  Real sigma = Real(0);
+  while (sigma < u) {
+    const Vector3<Real> kappa = ka + sigma * gamma;
+    const Real reach = subinterval_length(kappa, gamma, aps_bound);
+    const Real h = sigma + reach < u ? reach : u - sigma;
+    PieceCurvature<Real, 6> k;
+    k.kappa0 = kappa, k.gamma = gamma;
+    k.rate_a = k.rate_b = Vector3<Real>{};
+    for (int c = 0; c < 3; ++c) {
+      Vector3<Real> e{};
+      e[c] = Real(1);
+      k.a[c] = (Real(1) - sigma / ell) * e, k.b[c] = (Real(-1) / ell) * e;
+      k.a[c + 3] = (sigma / ell) * e, k.b[c + 3] = (Real(1) / ell) * e;
+    }
+    int terms = 0;
+    expand_piece<false>(
+        x, h, k, kMaxTerms, terms,
+        [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[6],
+           const Vector3<Real>&, const Vector3<Real>&) {});
+    sigma += h;
+  }
+  return x;
+}
+
+// The contacts of the step (the reference's resolve_contacts, the kernels' way): the quadrature
+// points on the state at the step's start, the clamp at its end, against the posed colliders; a
+// pair enters when its gap is below what it could close in two steps at its speed against them
+// (plus 1 % of the shortest element); their impulses added to the free rates `s.rate` through
+// the Cholesky factor of A in scratch.mass. No contacts closer to the clamp than the first
+// output edge (the span the head holds).
+template <class T>
+HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in, StrandState& s,
+                            const ClampMotion<Real>& clamp, StepScratch<Real>& scratch,
+                            ContactScratch& cs, StepCounts& counts) {
+  if (in.collider_count == 0) return;
+  const int n = 3 * (s.elements + 1), stride = kMaxCoordinates;
+  const Real h = in.dt;
+  const Loads<Real>& rule = in.loads;
+  const Real contact_start = st.scalar(st.a.sample, 1);
+  Real shortest = s.length[0];
+  for (int i = 1; i < s.elements; ++i) shortest = s.length[i] < shortest ? s.length[i] : shortest;
+  ChainWalk<Real>& w = scratch.walk;
+  for (int a = 0; a < n; ++a) w.dR[a] = Matrix3<Real>::zero(), w.dr[a] = Vector3<Real>{};
+  w.R = clamp.R, w.R_dot = clamp.R_dot, w.R_ddot = clamp.R_ddot;
+  w.r = clamp.r, w.r_dot = clamp.r_dot, w.r_ddot = clamp.r_ddot;
+  int m = 0;
+  Real element_start = Real(0);
+  for (int i = 0; i < s.elements; ++i) {
+    const Real ell = s.length[i];
+    for (int g = 0; g < rule.rule_points; ++g) {
+      const Real u = rule.rule_nodes[g] * ell;
+      if (element_start + u < contact_start) continue;
+      const ClothoidState<Real, 6> x = element_state(s, i, u, rule.M);
+      const Vector3<Real> X = w.r + w.R * x.frame.r;
+      // J: the start's columns moved to the point, then the element's own six.
+      Vector3<Real> column[kMaxCoordinates];
+      const int columns = 3 * i + 6;
+      for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.frame.r;
+      for (int a = 3 * i + 3; a < columns; ++a) column[a] = Vector3<Real>{};
+      for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.tangent[c].r;
+      Vector3<Real> v{};
+      for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
+      const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
+      const Vector3<T> local = in.head_pose.apply_inverse(Vector3<T>{T(X.x), T(X.y), T(X.z)});
+      for (int k = 0; k < in.collider_count; ++k) {
+        const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
+        const Real gap = Real(sd.distance) - in.contact_thickness;
+        if (!(gap < reach)) continue;
+        if (m == kMaxContacts) {
+          ++counts.dropped;
+          continue;
+        }
+        ClothoidContact& c = cs.contacts[m++];
+        const Vector3<T> normal = in.head_pose.rotate(sd.normal);
+        c.basis = contact_basis(Vector3<Real>{Real(normal.x), Real(normal.y), Real(normal.z)});
+        c.gap = gap;
+        c.friction = Real(in.colliders[k].friction);
+        c.mass = s.rho * rule.rule_weights[g] * ell;
+        c.impulse = Vector3<Real>{};
+        for (int a = 0; a < n; ++a)
+          for (int r = 0; r < 3; ++r) c.J[r][a] = a < columns ? column[a][r] : Real(0);
+      }
+    }
+    advance(w, element_state(s, i, ell, rule.M), i);
+    element_start += ell;
+  }
+  // Each contact's Y_k = A⁻¹ Jᵀ b_k and its block W = B J Y. Points the clamp holds (normal
+  // mobility times mass below kMinContactMobility) leave the problem.
+  int kept = 0;
+  for (int i = 0; i < m; ++i) {
+    ClothoidContact& c = cs.contacts[i];
+    for (int k = 0; k < 3; ++k) {
+      for (int a = 0; a < n; ++a)
+        c.Y[k][a] =
+            c.J[0][a] * c.basis(k, 0) + c.J[1][a] * c.basis(k, 1) + c.J[2][a] * c.basis(k, 2);
+      cholesky_solve(scratch.mass, n, stride, c.Y[k]);
+    }
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) {
+        Real sum = Real(0);
+        for (int a = 0; a < n; ++a)
+          sum +=
+              (c.J[0][a] * c.basis(j, 0) + c.J[1][a] * c.basis(j, 1) + c.J[2][a] * c.basis(j, 2)) *
+              c.Y[k][a];
+        c.W(j, k) = sum;
+      }
+    if (c.W(0, 0) * c.mass >= Real(kMinContactMobility)) {
+      if (kept != i) cs.contacts[kept] = c;
+      ++kept;
+    }
+  }
+  m = kept;
+  counts.contacts += m;
+  if (m == 0) return;
+  auto velocity = [&](int i) {
+    const ClothoidContact& c = cs.contacts[i];
+    Vector3<Real> v{};
+    for (int a = 0; a < n; ++a) {
+      const Real q = s.rate[a / 3][a % 3];
+      v += q * Vector3<Real>{c.J[0][a], c.J[1][a], c.J[2][a]};
+    }
+    return c.velocity(v, h);
+  };
+  auto apply = [&](int i, const Vector3<Real>& f) {
+    const ClothoidContact& c = cs.contacts[i];
+    const Real f0 = dot(c.row(0), f), f1 = dot(c.row(1), f), f2 = dot(c.row(2), f);
+    for (int a = 0; a < n; ++a)
+      s.rate[a / 3][a % 3] += f0 * c.Y[0][a] + f1 * c.Y[1][a] + f2 * c.Y[2][a];
+  };
+  solve_point_contacts(cs.contacts, m, in.contact_sweeps, velocity, apply);
+}
+
+// One strand's step: the semi-implicit rates, the contacts' impulses, q += h q̇, the output points
+// resampled.
 template <class T>
 HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
-                      StepScratch<Real>& scratch) {
+                      StepScratch<Real>& scratch, ContactScratch& contacts) {
   StepCounts counts;
   StrandState s = st.load();
   const Clamp clamp = clamp_at(in.head, st.vec(st.a.root_rest, 0), st.frame_rest());
@@ -209,6 +381,7 @@ HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
   set.h = in.dt;
   const StepOutcome out = free_rates(s.shape(), s.rate, set, motion, loads, scratch);
   counts.truncated = out.series.truncated ? 1 : 0;
+  if (out.solved) resolve_contacts(st, in, s, motion, scratch, contacts, counts);
   move(s.elements, s.kappa, s.rate, in.dt);
   for (int i = 0; i <= s.elements; ++i) {
     const Vector3<Real> k = s.kappa[i];

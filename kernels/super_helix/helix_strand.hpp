@@ -376,49 +376,6 @@ HS_HD bool add_interaction_impulses(const HelixStrand<T>& st) {
   return true;
 }
 
-// The contact's velocities for the current rates, against the collider's surface: the head
-// carries both the clamp and the colliders, so a point's velocity relative to them is J q̇, its
-// velocity with the clamp held still (the reference's relative velocity, whose clamp and
-// obstacle motions cancel). (Normal with the gap over h; the slip along the two tangents.)
-template <class T>
-HS_HD Vector3<Real> contact_velocity(const HelixStrand<T>& st, const PointContact<Real>& c,
-                                     Real h) {
-  const Vector3<Real> v = point_velocity(st, c, st.a.rate);
-  const Vector3<Real> n{c.basis(0, 0), c.basis(0, 1), c.basis(0, 2)};
-  const Vector3<Real> t1{c.basis(1, 0), c.basis(1, 1), c.basis(1, 2)};
-  const Vector3<Real> t2{c.basis(2, 0), c.basis(2, 1), c.basis(2, 2)};
-  return {dot(n, v) + max_of(c.gap, -h * Real(kMaxDepenetrationSpeed)) / h, dot(t1, v), dot(t2, v)};
-}
-
-// The 2 x 2 tangential block's inverse times a 2-vector.
-// A block the rates cannot act on (det ≤ 0: a point the clamp holds, or float's round-off of
-// two nearly parallel tangent responses) gives 0: no tangential impulse change.
-HS_HD inline void solve2(const Matrix3<Real>& W, Real b1, Real b2, Real& x1, Real& x2) {
-  const Real det = W(1, 1) * W(2, 2) - W(1, 2) * W(2, 1);
-  if (!(det > Real(0))) {
-    x1 = x2 = Real(0);
-    return;
-  }
-  x1 = (W(2, 2) * b1 - W(1, 2) * b2) / det;
-  x2 = (W(1, 1) * b2 - W(2, 1) * b1) / det;
-}
-
-// A contact's part of the residual (m/s), as the reference's: the normal's complementarity gap
-// and how far the friction impulse is from its projection, in velocities.
-HS_HD inline Real contact_residual(const PointContact<Real>& c, const Vector3<Real>& v) {
-  Real worst = abs_of(min_of(c.impulse.x * c.W(0, 0), v.x));
-  if (!(c.friction > Real(0))) return worst;
-  Real s1, s2;
-  solve2(c.W, v.y, v.z, s1, s2);
-  Real t1 = c.impulse.y - s1, t2 = c.impulse.z - s2;
-  const Real limit = c.friction * max_of(Real(0), c.impulse.x),
-             length = std::sqrt(t1 * t1 + t2 * t2);
-  if (length > limit) t1 *= limit / length, t2 *= limit / length;
-  const Real d1 = c.impulse.y - t1, d2 = c.impulse.z - t2;
-  const Real r1 = c.W(1, 1) * d1 + c.W(1, 2) * d2, r2 = c.W(2, 1) * d1 + c.W(2, 2) * d2;
-  return max_of(worst, std::sqrt(r1 * r1 + r2 * r2));
-}
-
 // The contacts of the step (docs/models/super-helices.md "Contacts", the kernels' part): the
 // quadrature points on the state at the step's start, the clamp at its end, against the posed
 // colliders; a pair enters when its gap is below what it could close in two steps at its speed
@@ -461,10 +418,7 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, St
           ++counts.dropped;
           continue;
         }
-        const Vector3<Real> n = cast<Real>(in.head_pose.rotate(sd.normal)), t1 = orthogonal_unit(n),
-                            t2 = cross(n, t1);
-        for (int col = 0; col < 3; ++col)
-          c.basis(0, col) = n[col], c.basis(1, col) = t1[col], c.basis(2, col) = t2[col];
+        c.basis = contact_basis(cast<Real>(in.head_pose.rotate(sd.normal)));
         c.gap = gap;
         c.friction = in.colliders[k].friction;
         c.mass = st.scalar(a.material, 3) * in.weights[g] * length;
@@ -493,46 +447,13 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, St
   m = kept;
   counts.contacts += m;
   if (m == 0) return;
-  // The stop: a residual of 1e-6 of the largest free velocity (at least 1 m/s), as the reference.
-  Real tolerance = Real(1);
-  for (int i = 0; i < m; ++i) {
-    const PointContact<Real>& c = contacts[i];
-    const Vector3<Real> b = contact_velocity(st, c, h);
-    tolerance = max_of(
-        tolerance,
-        max_of(abs_of(b.x), c.friction > Real(0) ? max_of(abs_of(b.y), abs_of(b.z)) : Real(0)));
-  }
-  tolerance *= Real(1e-6);
-  // Projected Gauss-Seidel, each impulse change applied to the rates at once.
-  for (int sweep = 1; sweep <= in.contact_sweeps; ++sweep) {
-    for (int i = 0; i < m; ++i) {
-      PointContact<Real>& c = contacts[i];
-      if (!(c.W(0, 0) > Real(0))) continue;  // a point the rates cannot move
-      Vector3<Real> v = contact_velocity(st, c, h);
-      const Real normal = max_of(Real(0), c.impulse.x - v.x / c.W(0, 0));
-      const Vector3<Real> n{c.basis(0, 0), c.basis(0, 1), c.basis(0, 2)};
-      if (normal != c.impulse.x) add_response(st, c, (normal - c.impulse.x) * n, a.rate);
-      c.impulse.x = normal;
-      if (!(c.friction > Real(0))) continue;
-      v = contact_velocity(st, c, h);
-      Real s1, s2;
-      solve2(c.W, v.y, v.z, s1, s2);
-      Real p1 = c.impulse.y - s1, p2 = c.impulse.z - s2;
-      const Real limit = c.friction * normal, length = std::sqrt(p1 * p1 + p2 * p2);
-      if (length > limit) p1 *= limit / length, p2 *= limit / length;
-      const Vector3<Real> t1{c.basis(1, 0), c.basis(1, 1), c.basis(1, 2)};
-      const Vector3<Real> t2{c.basis(2, 0), c.basis(2, 1), c.basis(2, 2)};
-      add_response(st, c, (p1 - c.impulse.y) * t1 + (p2 - c.impulse.z) * t2, a.rate);
-      c.impulse.y = p1, c.impulse.z = p2;
-    }
-    if (sweep % 10 != 0) continue;
-    Real worst = Real(0);
-    for (int i = 0; i < m; ++i) {
-      const PointContact<Real>& c = contacts[i];
-      worst = max_of(worst, contact_residual(c, contact_velocity(st, c, h)));
-    }
-    if (worst <= tolerance) break;
-  }
+  // The velocity of a point against the head's colliders is J q̇, its velocity with the clamp
+  // held still: the head carries both the clamp and the colliders (the reference's relative
+  // velocity, whose clamp and obstacle motions cancel).
+  solve_point_contacts(
+      contacts, m, in.contact_sweeps,
+      [&](int i) { return contacts[i].velocity(point_velocity(st, contacts[i], a.rate), h); },
+      [&](int i, const Vector3<Real>& f) { add_response(st, contacts[i], f, a.rate); });
 }
 
 // One semi-implicit step of the strand (the reference's `step` with the recursive method and no

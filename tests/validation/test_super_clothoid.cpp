@@ -423,9 +423,9 @@ kernels::super_clothoid::Loads<A> kernel_loads(const ClothoidRod& rod, double t,
   loads.gusts = kernels::convert<A>(rod.gusts);
   loads.time = A(t);
   const quadrature::Rule& rule = quadrature::gauss_legendre(rod.quadrature);
-  loads.gust_points = int(rule.nodes.size());
+  loads.rule_points = int(rule.nodes.size());
   for (std::size_t g = 0; g < rule.nodes.size(); ++g)
-    loads.gust_nodes[g] = A(rule.nodes[g]), loads.gust_weights[g] = A(rule.weights[g]);
+    loads.rule_nodes[g] = A(rule.nodes[g]), loads.rule_weights[g] = A(rule.weights[g]);
   loads.M = A(aps_bound);
   return loads;
 }

@@ -69,10 +69,16 @@ SuperClothoidEngine<T>::SuperClothoidEngine(const engine::HairSetup& setup, engi
   loads.wind = loads.gusts.mean;
   loads.gusts.mean = {0, 0, 0};
   const quadrature::Rule& rule = quadrature::gauss_legendre(settings.quadrature);
-  loads.gust_points = int(rule.nodes.size());
+  loads.rule_points = int(rule.nodes.size());
   for (std::size_t g = 0; g < rule.nodes.size(); ++g)
-    loads.gust_nodes[g] = rule.nodes[g], loads.gust_weights[g] = rule.weights[g];
+    loads.rule_nodes[g] = rule.nodes[g], loads.rule_weights[g] = rule.weights[g];
   loads.M = super_clothoid::Summation{}.M;  // the reference's (double arithmetic)
+  const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
+  input_.collider_count = int(colliders.size());
+  for (int c = 0; c < input_.collider_count; ++c)
+    input_.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
+  input_.contact_thickness = 0;
+  input_.contact_sweeps = settings.contact_sweeps;
 }
 
 template <class T>
@@ -105,6 +111,7 @@ const typename SuperClothoidEngine<T>::Batch::Parameters& SuperClothoidEngine<T>
     double t) {
   input_.time = t;
   input_.head = reference::head_state(head_, t + dt_);
+  input_.head_pose = bridge::rigid_pose<T>(head_, t + dt_);
   return input_;
 }
 
