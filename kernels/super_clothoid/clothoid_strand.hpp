@@ -156,6 +156,47 @@ HS_HD inline ClampMotion<Real> clamp_motion(const Clamp& c) {
   return m;
 }
 
+// Element i's own state (from an identity start) after a length u, the series summed piece
+// after piece (APS, bound M): with `Moving`, its motion as its node curvatures move at their
+// rates (the velocity and the velocity-product acceleration); with C = 6, its derivatives in its
+// six coordinates (κ̂i then κ̂i+1); with C = 1, none.
+template <bool Moving, int C>
+HS_HD ClothoidState<Real, C> element_state(const StrandState& s, int i, Real u, Real aps_bound) {
+  const Real ell = s.length[i];
+  const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
+  const Vector3<Real> rate_a = Moving ? s.rate[i] : Vector3<Real>{};
+  const Vector3<Real> rate_slope =
+      Moving ? (Real(1) / ell) * (s.rate[i + 1] - s.rate[i]) : Vector3<Real>{};
+  ClothoidState<Real, C> x;
+  x.frame = {Matrix3<Real>::identity(), Vector3<Real>{}};
+  for (int c = 0; c < C; ++c) x.tangent[c] = {Matrix3<Real>::zero(), Vector3<Real>{}};
+  x.velocity = x.acceleration = {Matrix3<Real>::zero(), Vector3<Real>{}};
+  Real sigma = Real(0);
+  while (sigma < u) {
+    const Vector3<Real> kappa = ka + sigma * gamma;
+    const Real reach = subinterval_length(kappa, gamma, aps_bound);
+    const Real h = sigma + reach < u ? reach : u - sigma;
+    PieceCurvature<Real, C> k;
+    k.kappa0 = kappa, k.gamma = gamma;
+    k.rate_a = rate_a + sigma * rate_slope, k.rate_b = rate_slope;
+    for (int c = 0; c < C; ++c) k.a[c] = k.b[c] = Vector3<Real>{};
+    if constexpr (C == 6)
+      for (int c = 0; c < 3; ++c) {
+        Vector3<Real> e{};
+        e[c] = Real(1);
+        k.a[c] = (Real(1) - sigma / ell) * e, k.b[c] = (Real(-1) / ell) * e;
+        k.a[c + 3] = (sigma / ell) * e, k.b[c + 3] = (Real(1) / ell) * e;
+      }
+    int terms = 0;
+    expand_piece<Moving>(
+        x, h, k, kMaxTerms, terms,
+        [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[C],
+           const Vector3<Real>&, const Vector3<Real>&) {});
+    sigma += h;
+  }
+  return x;
+}
+
 // The centreline's point and velocity at each output point (arc lengths ascending), for the
 // state `s` and the clamp's motion: the chain walked element by element (frame, point and their
 // velocities at each start), each point expanded from its element's start.
@@ -169,32 +210,7 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
     const bool last = i + 1 == s.elements;
-    const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
-    const Vector3<Real> rate_a = s.rate[i], rate_slope = (Real(1) / ell) * (s.rate[i + 1] - rate_a);
-    // The element's own state from an identity start after a length u, its pieces' way.
-    auto local = [&](Real u) {
-      ClothoidState<Real, 1> x;
-      x.frame = {Matrix3<Real>::identity(), Vector3<Real>{}};
-      x.tangent[0] = {Matrix3<Real>::zero(), Vector3<Real>{}};
-      x.velocity = x.acceleration = {Matrix3<Real>::zero(), Vector3<Real>{}};
-      Real sigma = Real(0);
-      while (sigma < u) {
-        const Vector3<Real> kappa = ka + sigma * gamma;
-        const Real reach = subinterval_length(kappa, gamma, aps_bound);
-        const Real h = sigma + reach < u ? reach : u - sigma;
-        PieceCurvature<Real, 1> k;
-        k.kappa0 = kappa, k.gamma = gamma;
-        k.rate_a = rate_a + sigma * rate_slope, k.rate_b = rate_slope;
-        k.a[0] = k.b[0] = Vector3<Real>{};
-        int terms = 0;
-        expand_piece<true>(
-            x, h, k, kMaxTerms, terms,
-            [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[1],
-               const Vector3<Real>&, const Vector3<Real>&) {});
-        sigma += h;
-      }
-      return x;
-    };
+    auto local = [&](Real u) { return element_state<true, 1>(s, i, u, aps_bound); };
     for (; point < st.a.vertices; ++point) {
       const Real at = st.scalar(st.a.sample, point) - element_start;
       if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
@@ -220,40 +236,6 @@ struct StepCounts {
   int contacts = 0;   // point and collider pairs in the contact problem
   int dropped = 0;    // beyond kMaxContacts
 };
-
-// Element i's own state (from an identity start, at rest) after a length u, with its derivatives
-// in its six coordinates (κ̂i then κ̂i+1): the series piece after piece.
-HS_HD inline ClothoidState<Real, 6> element_state(const StrandState& s, int i, Real u,
-                                                  Real aps_bound) {
-  const Real ell = s.length[i];
-  const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
-  ClothoidState<Real, 6> x;
-  x.frame = {Matrix3<Real>::identity(), Vector3<Real>{}};
-  for (int c = 0; c < 6; ++c) x.tangent[c] = {Matrix3<Real>::zero(), Vector3<Real>{}};
-  x.velocity = x.acceleration = {Matrix3<Real>::zero(), Vector3<Real>{}};
-  Real sigma = Real(0);
-  while (sigma < u) {
-    const Vector3<Real> kappa = ka + sigma * gamma;
-    const Real reach = subinterval_length(kappa, gamma, aps_bound);
-    const Real h = sigma + reach < u ? reach : u - sigma;
-    PieceCurvature<Real, 6> k;
-    k.kappa0 = kappa, k.gamma = gamma;
-    k.rate_a = k.rate_b = Vector3<Real>{};
-    for (int c = 0; c < 3; ++c) {
-      Vector3<Real> e{};
-      e[c] = Real(1);
-      k.a[c] = (Real(1) - sigma / ell) * e, k.b[c] = (Real(-1) / ell) * e;
-      k.a[c + 3] = (sigma / ell) * e, k.b[c + 3] = (Real(1) / ell) * e;
-    }
-    int terms = 0;
-    expand_piece<false>(
-        x, h, k, kMaxTerms, terms,
-        [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[6],
-           const Vector3<Real>&, const Vector3<Real>&) {});
-    sigma += h;
-  }
-  return x;
-}
 
 // The contacts of the step (the reference's resolve_contacts, the kernels' way): the quadrature
 // points on the state at the step's start, the clamp at its end, against the posed colliders; a
@@ -283,7 +265,7 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
     for (int g = 0; g < rule.rule_points; ++g) {
       const Real u = rule.rule_nodes[g] * ell;
       if (element_start + u < contact_start) continue;
-      const ClothoidState<Real, 6> x = element_state(s, i, u, rule.M);
+      const ClothoidState<Real, 6> x = element_state<false, 6>(s, i, u, rule.M);
       const Vector3<Real> X = w.r + w.R * x.frame.r;
       // J: the start's columns moved to the point, then the element's own six.
       Vector3<Real> column[kMaxCoordinates];
@@ -314,7 +296,7 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
           for (int r = 0; r < 3; ++r) c.J[r][a] = a < columns ? column[a][r] : Real(0);
       }
     }
-    advance(w, element_state(s, i, ell, rule.M), i);
+    advance(w, element_state<false, 6>(s, i, ell, rule.M), i);
     element_start += ell;
   }
   // Each contact's Y_k = A⁻¹ Jᵀ b_k and its block W = B J Y. Points the clamp holds (normal
