@@ -15,23 +15,10 @@
 #include "common/colliders.hpp"
 #include "common/hd.hpp"
 #include "common/matrix3.hpp"
+#include "common/scalar.hpp"
 #include "common/vector3.hpp"
 
 namespace hairsim::kernels {
-
-// max, min and |x| on host and device (C's fmax and fabs are double's).
-template <class T>
-HS_HD T max_of(T a, T b) {
-  return a > b ? a : b;
-}
-template <class T>
-HS_HD T min_of(T a, T b) {
-  return a < b ? a : b;
-}
-template <class T>
-HS_HD T abs_of(T a) {
-  return a < T(0) ? -a : a;
-}
 
 // A unit vector orthogonal to n (Eigen's unitOrthogonal: from the two largest components).
 template <class T>

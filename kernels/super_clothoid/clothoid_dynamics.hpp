@@ -336,26 +336,14 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
     const Vector3<A> gamma = (A(1) / ell) * (kb - ka);
     const Vector3<A> rate_a = s.rate[i], rate_slope = (A(1) / ell) * (s.rate[i + 1] - rate_a);
     const bool moving = !is_zero(rate_a) || !is_zero(s.rate[i + 1]);
-    ClothoidState<A, 6> x;
-    x.frame = {Matrix3<A>::identity(), Vector3<A>{}};
-    for (int c = 0; c < 6; ++c) x.tangent[c] = {Matrix3<A>::zero(), Vector3<A>{}};
-    x.velocity = x.acceleration = {Matrix3<A>::zero(), Vector3<A>{}};
+    ClothoidState<A, 6> x = start_state<A, 6>();
     in.clear();
     A sigma = A(0);
     int pieces = 0;
     while (sigma < ell) {
-      const Vector3<A> kappa = ka + sigma * gamma;
-      const A reach = subinterval_length(kappa, gamma, loads.M);
+      const PieceCurvature<A, 6> k = piece_curvature<6>(ka, gamma, rate_a, rate_slope, ell, sigma);
+      const A reach = subinterval_length(k.kappa0, gamma, loads.M);
       const A h = sigma + reach < ell ? reach : ell - sigma;
-      PieceCurvature<A, 6> k;
-      k.kappa0 = kappa, k.gamma = gamma;
-      k.rate_a = rate_a + sigma * rate_slope, k.rate_b = rate_slope;
-      for (int c = 0; c < 3; ++c) {
-        Vector3<A> e{};
-        e[c] = A(1);
-        k.a[c] = (A(1) - sigma / ell) * e, k.b[c] = (A(-1) / ell) * e;
-        k.a[c + 3] = (sigma / ell) * e, k.b[c + 3] = (A(1) / ell) * e;
-      }
       auto record = [&](int t, const Vector3<A>& r, const Vector3<A>& tangent,
                         const Vector3<A>(&d)[6], const Vector3<A>& velocity,
                         const Vector3<A>& acceleration) {

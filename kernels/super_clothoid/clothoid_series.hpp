@@ -16,6 +16,7 @@
 
 #include "common/hd.hpp"
 #include "common/matrix3.hpp"
+#include "common/scalar.hpp"
 #include "common/vector3.hpp"
 
 namespace hairsim::kernels::super_clothoid {
@@ -42,20 +43,9 @@ HS_HD inline int hillock_bound(int digits) {
   return best;
 }
 
-// max and |x| inline (C's fmax is a library call on the host: 7 % of a series walk's time),
-// NaN-blind: a NaN term ends the sum, and the state it leaves is checked by the step.
-template <class T>
-HS_HD T larger(T a, T b) {
-  return a > b ? a : b;
-}
-template <class T>
-HS_HD T magnitude(T a) {
-  return a < T(0) ? -a : a;
-}
-
 template <class T>
 HS_HD T max_norm(const Vector3<T>& v) {
-  return larger(magnitude(v.x), larger(magnitude(v.y), magnitude(v.z)));
+  return max_of(abs_of(v.x), max_of(abs_of(v.y), abs_of(v.z)));
 }
 
 // How far from σ (curvature κ(σ), slope γ) one subinterval may reach with λ ≤ M (eq. 14).
@@ -72,7 +62,7 @@ template <class T>
 HS_HD T max_norm(const Matrix3<T>& a) {
   T m = T(0);
   for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) m = larger(m, magnitude(a(r, c)));
+    for (int c = 0; c < 3; ++c) m = max_of(m, abs_of(a(r, c)));
   return m;
 }
 
@@ -110,12 +100,44 @@ struct ClothoidState {
   ClothoidFrame<T> frame, tangent[C], velocity, acceleration;
 };
 
+// The state an element starts from in its own frame: the identity at the origin, at rest.
+template <class T, int C>
+HS_HD ClothoidState<T, C> start_state() {
+  ClothoidState<T, C> x;
+  x.frame = {Matrix3<T>::identity(), Vector3<T>{}};
+  for (int c = 0; c < C; ++c) x.tangent[c] = {Matrix3<T>::zero(), Vector3<T>{}};
+  x.velocity = x.acceleration = {Matrix3<T>::zero(), Vector3<T>{}};
+  return x;
+}
+
 // How the curvature varies on a piece of length s (t from the piece's start): κ = κ̂0 + γ t, the
 // C directions δκc = ac + bc t, the rate κ̇ = av + bv t.
 template <class T, int C>
 struct PieceCurvature {
   Vector3<T> kappa0, gamma, a[C], b[C], rate_a, rate_b;
 };
+
+// The piece from σ of an element of length ℓ whose curvature is κ̂a + γ s and whose rate is
+// κ̇a + γ̇ s: κ = κ̂a + γσ + γ t, κ̇ = κ̇a + γ̇σ + γ̇ t, and with C = 6 the directions of the
+// element's six coordinates (κ̂a's component c moves κ by (1 − (σ + t)/ℓ) e_c, κ̂b's by
+// (σ + t)/ℓ e_c, eq. 15); with C = 1 none.
+template <int C, class T>
+HS_HD PieceCurvature<T, C> piece_curvature(const Vector3<T>& ka, const Vector3<T>& gamma,
+                                           const Vector3<T>& rate_a, const Vector3<T>& rate_slope,
+                                           T ell, T sigma) {
+  PieceCurvature<T, C> k;
+  k.kappa0 = ka + sigma * gamma, k.gamma = gamma;
+  k.rate_a = rate_a + sigma * rate_slope, k.rate_b = rate_slope;
+  for (int c = 0; c < C; ++c) k.a[c] = k.b[c] = Vector3<T>{};
+  if constexpr (C == 6)
+    for (int c = 0; c < 3; ++c) {
+      Vector3<T> e{};
+      e[c] = T(1);
+      k.a[c] = (T(1) - sigma / ell) * e, k.b[c] = (T(-1) / ell) * e;
+      k.a[c + 3] = (sigma / ell) * e, k.b[c + 3] = (T(1) / ell) * e;
+    }
+  return k;
+}
 
 // One APS piece summed from the state at its start, which `x` becomes the state at its end; and
 // every general term of the centreline's series handed to `record(n, r̃n, k̃n, d̃n[C], ṽn, ãn)`
@@ -163,11 +185,11 @@ HS_HD void expand_piece(ClothoidState<T, C>& x, T s, const PieceCurvature<T, C>&
     }
     // Small enough to stop: checked lazily (R first), as the norms cost as much as the products.
     const T scale =
-        larger(larger(T(1), s), larger(max_norm(x.velocity.R), max_norm(x.acceleration.R)));
+        max_of(max_of(T(1), s), max_of(max_norm(x.velocity.R), max_norm(x.acceleration.R)));
     const T tolerance = eps * scale;
     bool small = max_norm(r2) < eps && max_norm(r1) < eps &&
-                 (!Moving || larger(larger(max_norm(v2), max_norm(w2)),
-                                    larger(max_norm(v1), max_norm(w1))) < tolerance);
+                 (!Moving || max_of(max_of(max_norm(v2), max_norm(w2)),
+                                    max_of(max_norm(v1), max_norm(w1))) < tolerance);
     for (int c = 0; c < C; ++c) {
       dn[c] = step * e0(d1[c]);
       const Matrix3<T> d2 = step * (d1[c] * K + s * (d0[c] * G) + r1 * A[c] + s * (r0 * B[c]));

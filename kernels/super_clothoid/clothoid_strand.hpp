@@ -167,26 +167,12 @@ HS_HD ClothoidState<Real, C> element_state(const StrandState& s, int i, Real u, 
   const Vector3<Real> rate_a = Moving ? s.rate[i] : Vector3<Real>{};
   const Vector3<Real> rate_slope =
       Moving ? (Real(1) / ell) * (s.rate[i + 1] - s.rate[i]) : Vector3<Real>{};
-  ClothoidState<Real, C> x;
-  x.frame = {Matrix3<Real>::identity(), Vector3<Real>{}};
-  for (int c = 0; c < C; ++c) x.tangent[c] = {Matrix3<Real>::zero(), Vector3<Real>{}};
-  x.velocity = x.acceleration = {Matrix3<Real>::zero(), Vector3<Real>{}};
+  ClothoidState<Real, C> x = start_state<Real, C>();
   Real sigma = Real(0);
   while (sigma < u) {
-    const Vector3<Real> kappa = ka + sigma * gamma;
-    const Real reach = subinterval_length(kappa, gamma, aps_bound);
+    const PieceCurvature<Real, C> k = piece_curvature<C>(ka, gamma, rate_a, rate_slope, ell, sigma);
+    const Real reach = subinterval_length(k.kappa0, gamma, aps_bound);
     const Real h = sigma + reach < u ? reach : u - sigma;
-    PieceCurvature<Real, C> k;
-    k.kappa0 = kappa, k.gamma = gamma;
-    k.rate_a = rate_a + sigma * rate_slope, k.rate_b = rate_slope;
-    for (int c = 0; c < C; ++c) k.a[c] = k.b[c] = Vector3<Real>{};
-    if constexpr (C == 6)
-      for (int c = 0; c < 3; ++c) {
-        Vector3<Real> e{};
-        e[c] = Real(1);
-        k.a[c] = (Real(1) - sigma / ell) * e, k.b[c] = (Real(-1) / ell) * e;
-        k.a[c + 3] = (sigma / ell) * e, k.b[c + 3] = (Real(1) / ell) * e;
-      }
     int terms = 0;
     expand_piece<Moving>(
         x, h, k, kMaxTerms, terms,

@@ -55,19 +55,31 @@ inline kernels::SignedDistance<double> posed_distance(const kernels::Collider<do
   return sd;
 }
 
-// The velocity at `x` (world, time t) of an obstacle carried by `motion` (null: a static one, 0),
-// posed at t by `pose`: the rigid motion's at the point it carries there, by the five-point
-// differences of a clamp's (clamp_state), about the pose's centre (the origin when unset).
-inline Eigen::Vector3d obstacle_velocity(const ClampMotion* motion,
-                                         const kernels::RigidPose<double>& pose,
-                                         const Eigen::Vector3d& x, double t) {
-  if (!motion) return Eigen::Vector3d::Zero();
-  ClampMotion carried = *motion;
-  carried.center = motion->center.value_or(Eigen::Vector3d::Zero());
-  carried.twist_rate = carried.twist_amplitude = 0;  // a clamp's own turn; no point's motion
-  const Eigen::Vector3d rest = bridge::from_kernel(pose.apply_inverse(bridge::to_kernel(x)));
-  return clamp_state(carried, rest, Eigen::Matrix3d::Identity(), t).velocity;
-}
+// A rod's obstacles at time t: static in the world, or carried by a motion (a head's).
+class Obstacles {
+ public:
+  Obstacles(const std::optional<ClampMotion>& motion, double t)
+      : motion_(motion), pose_(bridge::obstacle_pose<double>(motion, t)), time_(t) {}
+  // (Refers to `motion`, which must outlive it.) The pose to read a point against them in
+  // (posed_distance, touching); null when static.
+  const kernels::RigidPose<double>* pose() const { return motion_ ? &pose_ : nullptr; }
+  // The velocity of their surface at `x` (world): 0 when static, else the rigid motion's at the
+  // point it carries there, by the five-point differences of a clamp's (clamp_state), about the
+  // pose's centre (the origin when unset).
+  Eigen::Vector3d velocity(const Eigen::Vector3d& x) const {
+    if (!motion_) return Eigen::Vector3d::Zero();
+    ClampMotion carried = *motion_;
+    carried.center = motion_->center.value_or(Eigen::Vector3d::Zero());
+    carried.twist_rate = carried.twist_amplitude = 0;  // a clamp's own turn; no point's motion
+    const Eigen::Vector3d rest = bridge::from_kernel(pose_.apply_inverse(bridge::to_kernel(x)));
+    return clamp_state(carried, rest, Eigen::Matrix3d::Identity(), time_).velocity;
+  }
+
+ private:
+  const std::optional<ClampMotion>& motion_;
+  kernels::RigidPose<double> pose_;
+  double time_;
+};
 
 // The contact of a point at `x`, with Jacobian `jacobian` and velocity `velocity`, with collider
 // `c` (posed by `pose` when given), if its gap φ − `thickness` is below `reach` (a speculative

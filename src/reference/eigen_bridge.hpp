@@ -3,6 +3,7 @@
 // pointwise formulas the references take from kernels/ (written once there, docs/architecture.md):
 // copies of at most 16 doubles, inline.
 #include <Eigen/Core>
+#include <optional>
 
 #include "common/matrix3.hpp"
 #include "common/rigid_pose.hpp"
@@ -52,6 +53,13 @@ kernels::RigidPose<T> rigid_pose(const ClampMotion& motion, double t) {
   pose.center = {T(c.x()), T(c.y()), T(c.z())};
   pose.translation = {T(d.x()), T(d.y()), T(d.z())};
   return pose;
+}
+
+// The pose of obstacles at time t: carried by `motion` (a head's), or the identity (static in the
+// world) without one.
+template <class T>
+kernels::RigidPose<T> obstacle_pose(const std::optional<ClampMotion>& motion, double t) {
+  return motion ? rigid_pose<T>(*motion, t) : kernels::RigidPose<T>{};
 }
 
 // [a]×, the matrix of x -> a × x.

@@ -52,8 +52,7 @@ struct Constraint {
 
 // The obstacles' pose at time t (the identity when they do not move).
 kernels::RigidPose<double> obstacle_pose(const CosseratRod& rod, double t) {
-  return rod.obstacle_motion ? bridge::rigid_pose<double>(*rod.obstacle_motion, t)
-                             : kernels::RigidPose<double>{};
+  return bridge::obstacle_pose<double>(rod.obstacle_motion, t);
 }
 
 Constraint evaluate_constraint(const CosseratRod& rod, const kernels::RigidPose<double>& pose,

@@ -396,12 +396,6 @@ StepSolve solve_step(const ClothoidRod& rod, double h) {
   return out;
 }
 
-// Where the obstacles' motion puts them at time t (the identity when they are static).
-kernels::RigidPose<double> obstacle_pose(const ClothoidRod& rod, double t) {
-  return rod.obstacle_motion ? bridge::rigid_pose<double>(*rod.obstacle_motion, t)
-                             : kernels::RigidPose<double>{};
-}
-
 // The contacts at the quadrature points for the rates `qdot` (the step's free ones), the clamp at
 // the step's end; their impulses added to qdot through A⁻¹.
 StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<MatX>& a, double h,
@@ -411,18 +405,15 @@ StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<Ma
   std::vector<reference::PointContact> contacts;
   const double margin = 0.01 * *std::min_element(rod.shape.length.begin(), rod.shape.length.end());
   // The obstacles where their motion puts them at the step's end (a head's colliders).
-  const kernels::RigidPose<double> posed = obstacle_pose(rod, rod.time + h);
-  const kernels::RigidPose<double>* pose = rod.obstacle_motion ? &posed : nullptr;
+  const reference::Obstacles obstacles(rod.obstacle_motion, rod.time + h);
   visit_points(moving, rod.time + h, [&](const Point& p) {
     if (p.arc < rod.contact_start) return;
     // The velocity against the obstacles' surfaces (they move together: one rigid motion).
-    const Vec3 relative = p.velocity - reference::obstacle_velocity(
-                                           rod.obstacle_motion ? &*rod.obstacle_motion : nullptr,
-                                           posed, p.x, rod.time + h);
+    const Vec3 relative = p.velocity - obstacles.velocity(p.x);
     const double reach = 2 * h * relative.norm() + margin;
     for (const kernels::Collider<double>& c : rod.colliders)
-      if (auto contact =
-              reference::touching(c, p.x, rod.contact_thickness, reach, p.J, relative, pose)) {
+      if (auto contact = reference::touching(c, p.x, rod.contact_thickness, reach, p.J, relative,
+                                             obstacles.pose())) {
         contact->mass = rod.linear_density * p.weight;
         contacts.push_back(*contact);
       }
@@ -464,8 +455,8 @@ void place_root(ClothoidRod& rod) {
 
 double max_penetration(const ClothoidRod& rod) {
   if (rod.colliders.empty()) return 0;
-  const kernels::RigidPose<double> posed = obstacle_pose(rod, rod.time);
-  const kernels::RigidPose<double>* pose = rod.obstacle_motion ? &posed : nullptr;
+  const reference::Obstacles obstacles(rod.obstacle_motion, rod.time);
+  const kernels::RigidPose<double>* pose = obstacles.pose();
   double deepest = 0;
   visit_points(rod, rod.time, [&](const Point& p) {
     for (const kernels::Collider<double>& c : rod.colliders)

@@ -59,13 +59,9 @@ ClothoidElement::State ClothoidElement::walk(
     double s, const Vec3& rate_start, const Vec3& rate_end,
     const std::function<void(const PieceSeries&)>* visit) const {
   s = std::clamp(s, 0.0, length_);
-  using KF = kernels::super_clothoid::ClothoidFrame<double>;
   using KV = kernels::Vector3<double>;
-  const KF zero{kernels::Matrix3<double>::zero(), {0, 0, 0}};
-  kernels::super_clothoid::ClothoidState<double, 6> x;
-  x.frame = {kernels::Matrix3<double>::identity(), {0, 0, 0}};
-  for (KF& f : x.tangent) f = zero;
-  x.velocity = x.acceleration = zero;
+  kernels::super_clothoid::ClothoidState<double, 6> x =
+      kernels::super_clothoid::start_state<double, 6>();
   const Vec3 rate_slope = (rate_end - rate_start) / length_;
   const bool moving = !rate_start.isZero(0) || !rate_end.isZero(0);
   PieceSeries piece;
@@ -87,17 +83,10 @@ ClothoidElement::State ClothoidElement::walk(
   for (std::size_t i = 0; i < sigma_.size() && sigma_[i] < s; ++i) {
     const double sigma = sigma_[i];
     const double h = std::min(i + 1 < sigma_.size() ? sigma_[i + 1] : length_, s) - sigma;
-    kernels::super_clothoid::PieceCurvature<double, 6> k;
-    k.kappa0 = bridge::to_kernel(Vec3(kappa0_ + sigma * gamma_));
-    k.gamma = bridge::to_kernel(gamma_);
-    k.rate_a = bridge::to_kernel(Vec3(rate_start + sigma * rate_slope));
-    k.rate_b = bridge::to_kernel(rate_slope);
-    for (int c = 0; c < 3; ++c) {
-      KV e{0, 0, 0};
-      e[c] = 1;
-      k.a[c] = (1 - sigma / length_) * e, k.b[c] = (-1 / length_) * e;
-      k.a[c + 3] = (sigma / length_) * e, k.b[c + 3] = (1 / length_) * e;
-    }
+    const kernels::super_clothoid::PieceCurvature<double, 6> k =
+        kernels::super_clothoid::piece_curvature<6>(
+            bridge::to_kernel(kappa0_), bridge::to_kernel(gamma_), bridge::to_kernel(rate_start),
+            bridge::to_kernel(rate_slope), length_, sigma);
     int terms = 0;
     if (moving)
       kernels::super_clothoid::expand_piece<true>(x, h, k, summation_.max_terms, terms, record);

@@ -43,10 +43,8 @@ std::vector<Contact> find_contacts(const SuperHelix& rod, double h, const VecX& 
                                    const std::vector<ElementMap>& maps,
                                    const std::vector<Vec6>& velocities) {
   // The obstacles where their motion puts them at the step's end (a head's colliders).
-  const kernels::RigidPose<double> posed =
-      rod.obstacle_motion ? bridge::rigid_pose<double>(*rod.obstacle_motion, rod.time + h)
-                          : kernels::RigidPose<double>{};
-  const kernels::RigidPose<double>* pose = rod.obstacle_motion ? &posed : nullptr;
+  const ::hairsim::reference::Obstacles obstacles(rod.obstacle_motion, rod.time + h);
+  const kernels::RigidPose<double>* pose = obstacles.pose();
   const int k = rod.coordinates_per_element();
   const Quadrature& rule = gauss_legendre(rod.quadrature);
   std::vector<Contact> out;
@@ -62,10 +60,8 @@ std::vector<Contact> find_contacts(const SuperHelix& rod, double h, const VecX& 
       if (arc[q] + node * length < rod.contact_start) continue;
       const RodPoint p = rod_point(rod, starts, int(q), node * length);
       // The velocity against the obstacles' surfaces (they move together: one rigid motion).
-      const Vec3 velocity = p.X * velocities[q] + p.G * qdot.segment(int(q) * k, k) -
-                            ::hairsim::reference::obstacle_velocity(
-                                rod.obstacle_motion ? &*rod.obstacle_motion : nullptr, posed,
-                                p.position, rod.time + h);
+      const Vec3 velocity =
+          p.X * velocities[q] + p.G * qdot.segment(int(q) * k, k) - obstacles.velocity(p.position);
       MatX jacobian;  // computed for the points that touch only
       for (const kernels::Collider<double>& c : rod.colliders) {
         const double reach = 2 * h * velocity.norm() + 0.01 * length;

@@ -514,10 +514,8 @@ double max_penetration(const SuperHelix& rod) {
   if (rod.colliders.empty()) return 0;
   const std::vector<ElementStart> starts = element_starts(rod, root_state(rod, rod.time));
   const Quadrature& rule = gauss_legendre(rod.quadrature);
-  const std::optional<kernels::RigidPose<double>> posed =
-      rod.obstacle_motion
-          ? std::optional(bridge::rigid_pose<double>(*rod.obstacle_motion, rod.time))
-          : std::nullopt;
+  const reference::Obstacles obstacles(rod.obstacle_motion, rod.time);
+  const kernels::RigidPose<double>* pose = obstacles.pose();
   double deepest = 0;
   for (std::size_t q = 0; q < rod.elements.size(); ++q)
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
@@ -526,8 +524,7 @@ double max_penetration(const SuperHelix& rod) {
       const Vec3 x = starts[q].point + starts[q].frame * e.p;
       for (const kernels::Collider<double>& c : rod.colliders)
         deepest = std::max(deepest,
-                           rod.contact_thickness -
-                               reference::posed_distance(c, x, posed ? &*posed : nullptr).distance);
+                           rod.contact_thickness - reference::posed_distance(c, x, pose).distance);
     }
   return deepest;
 }
