@@ -162,6 +162,13 @@ def main():
                       f"driver {g['driver_version']}, runtime {g['runtime_version']}")
     else:
         md.append(f"- GPU: none ({cuda.get('note', 'hairsim devices did not run')})")
+    copy = json.loads(read(os.path.join(a.work, "copy_bandwidth.json"), "{}") or "{}")
+    if copy.get("gb_per_s"):
+        md.append(f"- copy bandwidth ({copy['device']}, scripts/copy_bandwidth.py): "
+                  f"{copy['gb_per_s']:.0f} GB/s read + written, {copy['bytes'] / 2**30:.0f} GiB "
+                  f"device-to-device, median of {copy['repetitions']}")
+    elif copy:
+        md.append(f"- copy bandwidth: not measured ({copy.get('error', '')})")
     md += ["", "## Stages", "", "| stage | status | seconds | note |", "|---|---|---:|---|"]
     md += [f"| {s['stage']} | {s['status']} | {s['seconds']} | {s['note']} |" for s in stages]
     skipped = [s for s in stages if s["status"] in ("skipped", "not asked")]
@@ -200,8 +207,8 @@ def main():
     with open(os.path.join(a.out, "summary.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     with open(os.path.join(a.out, "rows.json"), "w") as f:
-        json.dump({"stages": stages, "devices": devices, "bench": rows,
-                   "demo": demo_summary}, f, indent=1)
+        json.dump({"stages": stages, "devices": devices, "copy_bandwidth": copy,
+                   "bench": rows, "demo": demo_summary}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -32,13 +32,9 @@ test::SimulatorParityResult run(Integrator integrator, Precision precision) {
 }
 
 // Measured (2026-11-25): symplectic 9.4e-14 L (double), 2.7e-4 L (float); implicit 3.0e-12 L
-// (double), 2.6e-3 L (float); 73 and 2386 vertex contacts in double. Float's implicit bound is
-// 5e-3: since issue 27 its lengths are projected (a strain limit) and its ~2,400 contacts slide
-// on tangent planes, each solve stopping at float's tolerance (3e-5 of the shortest edge, the
-// reference's too: DER's parity settings); over 200 steps of hair resting and sliding on the
-// head that round-off carries 2.6e-3 L apart (velocities 7e-5 L per step). Before the
-// projection (hair free to stretch) it was 5.3e-4 L.
-constexpr double kImplicitFloatBound = 5e-3;
+// (double), 2.6e-3 L (float); 73 and 2386 vertex contacts in double. Float's implicit bound:
+// test::kImplicitFloatBound (simulator_parity_case.hpp says why).
+constexpr double kImplicitFloatBound = test::kImplicitFloatBound;
 TEST(SimulatorParity, CpuSymplecticDouble) {
   EXPECT_LE(run(Integrator::symplectic, Precision::float64).max_deviation_over_length, 1e-9);
 }
