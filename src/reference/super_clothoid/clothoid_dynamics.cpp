@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 
 #include "common/drag.hpp"
@@ -82,15 +83,19 @@ MatX visit_points(const ClothoidRod& rod, double time, Visit&& visit) {
     const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
                &rate_b = rod.curvature_rate[std::size_t(i) + 1];
     const Mat3& R0 = walk.start.frame.R;
+    std::vector<double> at;  // the quadrature points, then the element's end
+    for (const double node : rule.nodes) at.push_back(node * e.length());
+    at.push_back(e.length());
+    const std::vector<ClothoidElement::State> states = e.local_states(at, rate_a, rate_b);
     for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
-      const ClothoidElement::State m = e.local_state(rule.nodes[g] * e.length(), rate_a, rate_b);
+      const ClothoidElement::State& m = states[g];
       compose_point_jacobian(walk.start, m, i, J);
       const ChainMotion pm = compose_motion(R0, walk.motion, m);
       visit(Point{arc + rule.nodes[g] * e.length(), rule.weights[g] * e.length(),
                   walk.start.frame.r + R0 * m.local.r, J, pm.r_dot, R0 * m.local.R.col(0),
                   pm.r_ddot});
     }
-    const ClothoidElement::State end = e.local_state(e.length(), rate_a, rate_b);
+    const ClothoidElement::State& end = states.back();
     if (i + 1 == rod.shape.elements()) compose_point_jacobian(walk.start, end, i, J);
     advance(walk, end, i);
   }
@@ -493,12 +498,16 @@ std::vector<PointMotion> point_motions(const ClothoidRod& rod, const std::vector
     const Vec3 &rate_a = rod.curvature_rate[std::size_t(i)],
                &rate_b = rod.curvature_rate[std::size_t(i) + 1];
     const bool last = i + 1 == rod.shape.elements();
-    for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k) {
-      const ClothoidElement::State m = e.local_state(s[k] - element_start, rate_a, rate_b);
-      const ChainMotion pm = compose_motion(walk.start.frame.R, walk.motion, m);
-      out.push_back({walk.start.frame.r + walk.start.frame.R * m.local.r, pm.r_dot});
+    std::vector<double> at;  // the element's points, then its end
+    for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k)
+      at.push_back(std::clamp(s[k] - element_start, 0.0, e.length()));
+    at.push_back(e.length());
+    const std::vector<ClothoidElement::State> states = e.local_states(at, rate_a, rate_b);
+    for (std::size_t j = 0; j + 1 < states.size(); ++j) {
+      const ChainMotion pm = compose_motion(walk.start.frame.R, walk.motion, states[j]);
+      out.push_back({walk.start.frame.r + walk.start.frame.R * states[j].local.r, pm.r_dot});
     }
-    advance(walk, e.local_state(e.length(), rate_a, rate_b), i);
+    advance(walk, states.back(), i);
     element_start += e.length();
   }
   return out;

@@ -17,6 +17,15 @@ Frame from_kernel(const kernels::super_clothoid::ClothoidFrame<double>& f) {
   return {bridge::from_kernel(f.R), bridge::from_kernel(f.r)};
 }
 
+ClothoidElement::State state_of(const kernels::super_clothoid::ClothoidState<double, 6>& x) {
+  ClothoidElement::State out;
+  out.local = from_kernel(x.frame);
+  for (int c = 0; c < 6; ++c) out.d[c] = from_kernel(x.tangent[c]);
+  out.velocity = from_kernel(x.velocity);
+  out.acceleration = from_kernel(x.acceleration);
+  return out;
+}
+
 }  // namespace
 
 ClothoidElement::ClothoidElement(const Frame& start, double length, const Vec3& kappa_start,
@@ -98,17 +107,59 @@ ClothoidElement::State ClothoidElement::walk(
       (*visit)(piece);
     }
   }
-  State out;
-  out.local = from_kernel(x.frame);
-  for (int c = 0; c < 6; ++c) out.d[c] = from_kernel(x.tangent[c]);
-  out.velocity = from_kernel(x.velocity);
-  out.acceleration = from_kernel(x.acceleration);
-  return out;
+  return state_of(x);
 }
 
 ClothoidElement::State ClothoidElement::local_state(double s, const Vec3& rate_start,
                                                     const Vec3& rate_end) const {
   return walk(s, rate_start, rate_end, nullptr);
+}
+
+std::vector<ClothoidElement::State> ClothoidElement::local_states(const std::vector<double>& s,
+                                                                  const Vec3& rate_start,
+                                                                  const Vec3& rate_end) const {
+  if (!std::is_sorted(s.begin(), s.end()))
+    throw Error("local_states", "needs the arc lengths in increasing order");
+  using Kernel = kernels::super_clothoid::ClothoidState<double, 6>;
+  Kernel x = kernels::super_clothoid::start_state<double, 6>();
+  const Vec3 rate_slope = (rate_end - rate_start) / length_;
+  const bool moving = !rate_start.isZero(0) || !rate_end.isZero(0);
+  auto no_record = [](int, const auto&, const auto&, const auto&, const auto&, const auto&) {};
+  // x advanced by h along the piece of curvature k (local_state's walk, piece by piece).
+  auto advance = [&](Kernel& state, double h,
+                     const kernels::super_clothoid::PieceCurvature<double, 6>& k) {
+    int terms = 0;
+    if (moving)
+      kernels::super_clothoid::expand_piece<true>(state, h, k, summation_.max_terms, terms,
+                                                  no_record);
+    else
+      kernels::super_clothoid::expand_piece<false>(state, h, k, summation_.max_terms, terms,
+                                                   no_record);
+    most_terms_ = std::max(most_terms_, terms);
+  };
+  std::vector<State> out;
+  out.reserve(s.size());
+  std::size_t next = 0;
+  // Each point is the piece holding it expanded from the piece's start: the same sums in the
+  // same order as local_state's walk to that point, the pieces before it walked once for all.
+  for (std::size_t i = 0; i < sigma_.size() && next < s.size(); ++i) {
+    const double sigma = sigma_[i];
+    const double piece_end = i + 1 < sigma_.size() ? sigma_[i + 1] : length_;
+    const kernels::super_clothoid::PieceCurvature<double, 6> k =
+        kernels::super_clothoid::piece_curvature<6>(
+            bridge::to_kernel(kappa0_), bridge::to_kernel(gamma_), bridge::to_kernel(rate_start),
+            bridge::to_kernel(rate_slope), length_, sigma);
+    const bool last = i + 1 == sigma_.size();
+    for (; next < s.size(); ++next) {
+      const double at = std::clamp(s[next], 0.0, length_);
+      if (!last && at > piece_end) break;
+      Kernel point = x;
+      if (at > sigma) advance(point, at - sigma, k);
+      out.push_back(state_of(point));
+    }
+    if (next < s.size()) advance(x, piece_end - sigma, k);
+  }
+  return out;
 }
 
 ClothoidElement::State ClothoidElement::expand(
@@ -175,9 +226,13 @@ std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::
   for (int i = 0; i < rod.elements(); ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
     const bool last = i + 1 == rod.elements();
+    std::vector<double> at;  // the element's points, then its end
     for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k)
-      out.push_back(compose(start, e.local_state(s[k] - element_start), i));
-    start = compose(start, e.local_state(e.length()), i);
+      at.push_back(std::clamp(s[k] - element_start, 0.0, e.length()));
+    at.push_back(e.length());
+    const std::vector<ClothoidElement::State> states = e.local_states(at);
+    for (std::size_t j = 0; j + 1 < states.size(); ++j) out.push_back(compose(start, states[j], i));
+    start = compose(start, states.back(), i);
     element_start += e.length();
   }
   return out;

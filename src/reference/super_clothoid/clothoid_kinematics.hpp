@@ -46,6 +46,11 @@ class ClothoidElement {
   };
   State local_state(double s, const Vec3& rate_start = Vec3::Zero(),
                     const Vec3& rate_end = Vec3::Zero()) const;
+  // local_state at every arc length of `s` (increasing), in one walk along the element: the
+  // same values, each piece before a point summed once instead of once per point.
+  std::vector<State> local_states(const std::vector<double>& s,
+                                  const Vec3& rate_start = Vec3::Zero(),
+                                  const Vec3& rate_end = Vec3::Zero()) const;
   // The centreline's series on one APS piece of the element (§7.1), in the element's own frame:
   // the scaled terms ṽn = vn hⁿ of p, its unit tangent E e0, its six derivatives, ṗ and p̈ about
   // the piece's start, the piece's length h.
