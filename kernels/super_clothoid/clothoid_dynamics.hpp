@@ -145,18 +145,27 @@ HS_HD void add_piece(ElementIntegrals<A>& in, const StrandShape<A>& s, const Loa
   const int n = piece.count;
   Vector3<A> f[3 * kMaxTerms];
   const int nf = force_series(s, loads, w, piece, f);
-  auto row = [&](int r, int k) -> A {  // row r of term k of X
-    const Vector3<A>& v = r < 3 ? piece.r[k] : piece.d[(r - 3) / 3][k];
-    return v[r % 3];
-  };
-  // xh = X H (21 x n), Hkm = h / (k + m + 1).
-  A xh[21][kMaxTerms];
-  for (int r = 0; r < 21; ++r)
-    for (int m = 0; m < n; ++m) {
-      A sum = A(0);
-      for (int k = 0; k < n; ++k) sum += row(r, k) * (h / A(k + m + 1));
-      xh[r][m] = sum;
+  // X (21 x n): rows p (0..2), then d0..d5, term k in column k.
+  A x[21][kMaxTerms];
+  for (int k = 0; k < n; ++k)
+    for (int a = 0; a < 3; ++a) {
+      x[a][k] = piece.r[k][a];
+      for (int c = 0; c < 6; ++c) x[3 + 3 * c + a][k] = piece.d[c][k][a];
     }
+  auto row = [&](int r, int k) -> A { return x[r][k]; };
+  // The Hilbert matrix's entries h / (j + 1), j = k + m: one division each, not one per product
+  // (the same values, so the same sums).
+  A hilbert[4 * kMaxTerms];
+  for (int j = 0; j < n + nf; ++j) hilbert[j] = h / A(j + 1);
+  // xh = X H (21 x n), Hkm = h / (k + m + 1), each row of X read once per term.
+  A xh[21][kMaxTerms];
+  for (int r = 0; r < 21; ++r) {
+    for (int m = 0; m < n; ++m) xh[r][m] = A(0);
+    for (int k = 0; k < n; ++k) {
+      const A xk = row(r, k);
+      for (int m = 0; m < n; ++m) xh[r][m] += xk * hilbert[k + m];
+    }
+  }
   // The force density in the element's frame, R0ᵀ f, and g_k = Σm h (R0ᵀ f̃m) / (k + m + 1), so
   // that ∫ x (R0ᵀ f)ᵀ = Σk x̃k g_kᵀ (21 x 3).
   const Matrix3<A> Rt = transpose(w.R);
@@ -165,7 +174,7 @@ HS_HD void add_piece(ElementIntegrals<A>& in, const StrandShape<A>& s, const Loa
   Vector3<A> g[kMaxTerms];
   for (int k = 0; k < n; ++k) {
     Vector3<A> sum{};
-    for (int m = 0; m < nf; ++m) sum += (h / A(k + m + 1)) * local[m];
+    for (int m = 0; m < nf; ++m) sum += hilbert[k + m] * local[m];
     g[k] = sum;
   }
   A with_force[21][3];
@@ -176,7 +185,7 @@ HS_HD void add_piece(ElementIntegrals<A>& in, const StrandShape<A>& s, const Loa
       with_force[r][c] = sum;
     }
   Vector3<A> f_integral{};
-  for (int m = 0; m < nf; ++m) f_integral += (h / A(m + 1)) * local[m];
+  for (int m = 0; m < nf; ++m) f_integral += hilbert[m] * local[m];
   in.f += w.R * f_integral;
   // ∫ x xᵀ where needed: p pᵀ, p dcᵀ, dc·dd.
   auto gram = [&](int a, int b) {

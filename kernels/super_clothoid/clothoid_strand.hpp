@@ -156,31 +156,44 @@ HS_HD inline ClampMotion<Real> clamp_motion(const Clamp& c) {
   return m;
 }
 
-// Element i's own state (from an identity start) after a length u, the series summed piece
-// after piece (APS, bound M): with `Moving`, its motion as its node curvatures move at their
-// rates (the velocity and the velocity-product acceleration); with C = 6, its derivatives in its
-// six coordinates (κ̂i then κ̂i+1); with C = 1, none.
-template <bool Moving, int C>
-HS_HD ClothoidState<Real, C> element_state(const StrandState& s, int i, Real u, Real aps_bound) {
+// Element i's own state (from an identity start) at `count` ascending lengths u(j), the series
+// summed piece after piece (APS, bound M) in one walk along the element, each point expanded from
+// the start of the APS piece that holds it (the pieces before it summed once for all points, not
+// once per point); visit(j, state). With `Moving`, its motion as its node curvatures move at
+// their rates (the velocity and the velocity-product acceleration); with C = 6, its derivatives
+// in its six coordinates (κ̂i then κ̂i+1); with C = 1, none.
+template <bool Moving, int C, class Length, class Visit>
+HS_HD void element_states(const StrandState& s, int i, int count, Length&& u_of, Real aps_bound,
+                          Visit&& visit) {
   const Real ell = s.length[i];
   const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
   const Vector3<Real> rate_a = Moving ? s.rate[i] : Vector3<Real>{};
   const Vector3<Real> rate_slope =
       Moving ? (Real(1) / ell) * (s.rate[i + 1] - s.rate[i]) : Vector3<Real>{};
+  auto no_record = [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[C],
+                      const Vector3<Real>&, const Vector3<Real>&) {};
   ClothoidState<Real, C> x = start_state<Real, C>();
   Real sigma = Real(0);
-  while (sigma < u) {
+  int j = 0;
+  while (j < count) {
     const PieceCurvature<Real, C> k = piece_curvature<C>(ka, gamma, rate_a, rate_slope, ell, sigma);
     const Real reach = subinterval_length(k.kappa0, gamma, aps_bound);
-    const Real h = sigma + reach < u ? reach : u - sigma;
     int terms = 0;
-    expand_piece<Moving>(
-        x, h, k, kMaxTerms, terms,
-        [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[C],
-           const Vector3<Real>&, const Vector3<Real>&) {});
-    sigma += h;
+    for (; j < count; ++j) {
+      const Real u = u_of(j);
+      if (!(u <= sigma + reach)) break;
+      if (!(u > sigma)) {
+        visit(j, x);
+        continue;
+      }
+      ClothoidState<Real, C> point = x;
+      expand_piece<Moving>(point, u - sigma, k, kMaxTerms, terms, no_record);
+      visit(j, point);
+    }
+    if (j == count) break;
+    expand_piece<Moving>(x, reach, k, kMaxTerms, terms, no_record);
+    sigma += reach;
   }
-  return x;
 }
 
 // The centreline's point and velocity at each output point (arc lengths ascending), for the
@@ -196,17 +209,29 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
     const bool last = i + 1 == s.elements;
-    auto local = [&](Real u) { return element_state<true, 1>(s, i, u, aps_bound); };
-    for (; point < st.a.vertices; ++point) {
-      const Real at = st.scalar(st.a.sample, point) - element_start;
+    int points = 0;  // this element's output points, from `point` on
+    while (point + points < st.a.vertices) {
+      const Real at = st.scalar(st.a.sample, point + points) - element_start;
       if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
-      const ClothoidState<Real, 1> x = local(at < ell ? at : ell);
-      st.set(st.a.x, point, r + R * x.frame.r);
-      const Vector3<Real> v = r_dot + R_dot * x.frame.r + R * x.velocity.r;
-      st.set(st.a.velocity, point, v);
-      st.set(st.a.sampled_velocity, point, v);
+      ++points;
     }
-    const ClothoidState<Real, 1> end = local(ell);
+    ClothoidState<Real, 1> end;
+    auto u_of = [&](int j) {  // the points, capped at the element's end, then the end
+      const Real at = j < points ? st.scalar(st.a.sample, point + j) - element_start : ell;
+      return at < ell ? at : ell;
+    };
+    element_states<true, 1>(s, i, points + 1, u_of, aps_bound,
+                            [&](int j, const ClothoidState<Real, 1>& x) {
+                              if (j == points) {
+                                end = x;
+                                return;
+                              }
+                              st.set(st.a.x, point + j, r + R * x.frame.r);
+                              const Vector3<Real> v = r_dot + R_dot * x.frame.r + R * x.velocity.r;
+                              st.set(st.a.velocity, point + j, v);
+                              st.set(st.a.sampled_velocity, point + j, v);
+                            });
+    point += points;
     r_dot = r_dot + R_dot * end.frame.r + R * end.velocity.r;
     const Matrix3<Real> next_R_dot = R_dot * end.frame.R + R * end.velocity.R;
     r = r + R * end.frame.r;
@@ -248,41 +273,46 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
   Real element_start = Real(0);
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
-    for (int g = 0; g < rule.rule_points; ++g) {
-      const Real u = rule.rule_nodes[g] * ell;
-      if (element_start + u < contact_start) continue;
-      const ClothoidState<Real, 6> x = element_state<false, 6>(s, i, u, rule.M);
-      const Vector3<Real> X = w.r + w.R * x.frame.r;
-      // J: the start's columns moved to the point, then the element's own six.
-      Vector3<Real> column[kMaxCoordinates];
-      const int columns = 3 * i + 6;
-      for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.frame.r;
-      for (int a = 3 * i + 3; a < columns; ++a) column[a] = Vector3<Real>{};
-      for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.tangent[c].r;
-      Vector3<Real> v{};
-      for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
-      const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
-      const Vector3<T> local = in.head_pose.apply_inverse(Vector3<T>{T(X.x), T(X.y), T(X.z)});
-      for (int k = 0; k < in.collider_count; ++k) {
-        const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
-        const Real gap = Real(sd.distance) - in.contact_thickness;
-        if (!(gap < reach)) continue;
-        if (m == kMaxContacts) {
-          ++counts.dropped;
-          continue;
-        }
-        ClothoidContact& c = cs.contacts[m++];
-        const Vector3<T> normal = in.head_pose.rotate(sd.normal);
-        c.basis = contact_basis(Vector3<Real>{Real(normal.x), Real(normal.y), Real(normal.z)});
-        c.gap = gap;
-        c.friction = Real(in.colliders[k].friction);
-        c.mass = s.rho * rule.rule_weights[g] * ell;
-        c.impulse = Vector3<Real>{};
-        for (int a = 0; a < n; ++a)
-          for (int r = 0; r < 3; ++r) c.J[r][a] = a < columns ? column[a][r] : Real(0);
-      }
-    }
-    advance(w, element_state<false, 6>(s, i, ell, rule.M), i);
+    ClothoidState<Real, 6> end;
+    auto u_of = [&](int g) { return g < rule.rule_points ? rule.rule_nodes[g] * ell : ell; };
+    element_states<false, 6>(
+        s, i, rule.rule_points + 1, u_of, rule.M, [&](int g, const ClothoidState<Real, 6>& x) {
+          if (g == rule.rule_points) {
+            end = x;
+            return;
+          }
+          if (element_start + u_of(g) < contact_start) return;
+          const Vector3<Real> X = w.r + w.R * x.frame.r;
+          // J: the start's columns moved to the point, then the element's own six.
+          Vector3<Real> column[kMaxCoordinates];
+          const int columns = 3 * i + 6;
+          for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.frame.r;
+          for (int a = 3 * i + 3; a < columns; ++a) column[a] = Vector3<Real>{};
+          for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.tangent[c].r;
+          Vector3<Real> v{};
+          for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
+          const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
+          const Vector3<T> local = in.head_pose.apply_inverse(Vector3<T>{T(X.x), T(X.y), T(X.z)});
+          for (int k = 0; k < in.collider_count; ++k) {
+            const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
+            const Real gap = Real(sd.distance) - in.contact_thickness;
+            if (!(gap < reach)) continue;
+            if (m == kMaxContacts) {
+              ++counts.dropped;
+              continue;
+            }
+            ClothoidContact& c = cs.contacts[m++];
+            const Vector3<T> normal = in.head_pose.rotate(sd.normal);
+            c.basis = contact_basis(Vector3<Real>{Real(normal.x), Real(normal.y), Real(normal.z)});
+            c.gap = gap;
+            c.friction = Real(in.colliders[k].friction);
+            c.mass = s.rho * rule.rule_weights[g] * ell;
+            c.impulse = Vector3<Real>{};
+            for (int a = 0; a < n; ++a)
+              for (int r = 0; r < 3; ++r) c.J[r][a] = a < columns ? column[a][r] : Real(0);
+          }
+        });
+    advance(w, end, i);
     element_start += ell;
   }
   // Each contact's Y_k = A⁻¹ Jᵀ b_k and its block W = B J Y. Points the clamp holds (normal
