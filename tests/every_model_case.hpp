@@ -52,7 +52,10 @@ inline SimulatorParityResult run_every_model_case(const engine::Model& model,
             << " L per step), root error " << r.max_root_error << " m; counters";
   for (std::size_t k = 0; k < r.counts.names.size(); ++k)
     std::cout << " " << r.counts.names[k] << " " << r.counts.values[k] << " (reference "
-              << r.reference_counts.values[k] << ")";
+              << (r.reference_counts.has(r.counts.names[k])
+                      ? std::to_string(r.reference_counts[r.counts.names[k]])
+                      : std::string("none"))
+              << ")";
   std::cout << "\n";
   return r;
 }

@@ -13,7 +13,11 @@
 //                                                         // (or velocities)
 //
 // Its counters are the reduced models' batch counters: solver_failures (a failed step throws
-// instead), contacts, dropped_contacts (the reference drops none).
+// instead), contacts, dropped_contacts (the reference drops none), and the names of the model's
+// other kernel counters that count what cannot happen on the reference (optional
+// `static constexpr std::array<const char*, N> kNeverOnReference`, read as 0: e.g. the clothoid
+// kernels' series cut at their fixed term count, where the reference's series have no cap), so
+// that a model's backends report one set of counters.
 #include <string>
 #include <vector>
 
@@ -36,7 +40,11 @@ class RodReferenceSimulator final : public Simulator {
     ++steps_;
   }
   StepCounters counts() override {
-    return {{"solver_failures", "contacts", "dropped_contacts"}, {0, contacts_, 0}};
+    StepCounters c{{"solver_failures", "contacts", "dropped_contacts"}, {0, contacts_, 0}};
+    if constexpr (requires { Rods::kNeverOnReference; })
+      for (const char* name : Rods::kNeverOnReference)
+        c.names.push_back(name), c.values.push_back(0);
+    return c;
   }
   void positions(std::vector<Vec3>& out) override { sample(out, false); }
   void velocities(std::vector<Vec3>& out) override { sample(out, true); }

@@ -30,6 +30,12 @@ TEST(InteractionGpu, CudaStageFollowsTheCpuStageForEveryModel) {
   if (cuda::device_count() == 0)
     GTEST_SKIP() << "no CUDA device present (cudaGetDeviceCount failed or returned 0)";
   for (const engine::Model& model : engine::models()) {
+    // Models whose hairstyles run on the reference only (no cpu or cuda batch) have no stage to
+    // compare (the first device run, 2026-11-26, still asked every model).
+    if (!engine::runs_on(model, Backend::cpu) || !engine::runs_on(model, Backend::cuda)) {
+      std::cout << model.name << ": no cpu and cuda backends, not compared\n";
+      continue;
+    }
     HairstyleParams p;
     p.style = HairStyle::wavy;
     p.strands = 200;

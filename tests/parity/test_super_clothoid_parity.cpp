@@ -55,6 +55,7 @@ TEST(SuperClothoidParity, CpuKernelsFollowTheReference) {
       EXPECT_EQ(r.counts["solver_failures"], 0);
       EXPECT_EQ(r.counts["truncated_series"], 0);
       EXPECT_EQ(r.counts["dropped_contacts"], 0);
+      EXPECT_EQ(r.counts.names, r.reference_counts.names);  // one set of counters per model
       if (collider) {
         EXPECT_GT(r.counts["contacts"], 100);
       }
