@@ -367,8 +367,9 @@ struct BenchArgs {
   std::vector<std::string> backends{"cpu"}, precisions{"float"}, integrators, collisions{"off"};
   std::vector<int> strands{1000, 10000}, vertices{32};
   int steps = 20;
-  double row_budget = 0;  // s; 0: none
-  double time_limit = 0;  // s for the whole command; 0: none
+  int distinct_strands = 0;  // 0: every strand generated
+  double row_budget = 0;     // s; 0: none
+  double time_limit = 0;     // s for the whole command; 0: none
   std::string json;
 };
 
@@ -454,6 +455,7 @@ int cmd_bench(const BenchArgs& a) {
   for (const std::string& c : a.collisions)
     if (c != "on" && c != "off") throw Error("--collisions", "must be on or off (got '" + c + "')");
   if (!(a.row_budget >= 0)) throw Error("--row-budget", "must be >= 0 seconds");
+  if (a.distinct_strands < 0) throw Error("--distinct-strands", "must be >= 0");
   if (!(a.time_limit >= 0)) throw Error("--time-limit", "must be >= 0 seconds");
   const engine::Model& model = engine::find_model(a.model, "--model");
   const std::vector<std::string> integrators =
@@ -470,8 +472,9 @@ int cmd_bench(const BenchArgs& a) {
           for (int n : a.strands)
             for (int v : a.vertices) {
               if (backend == "reference" && precision != "double") continue;
-              const engine::BenchCase c{a.model, backend, precision, integrator, collisions == "on",
-                                        n,       v,       a.steps};
+              const engine::BenchCase c{
+                  a.model, backend, precision, integrator,        collisions == "on",
+                  n,       v,       a.steps,   a.distinct_strands};
               engine::BenchResult r;
               if (const std::string skip = budget.skip_reason(c); !skip.empty()) {
                 r.config = c;
@@ -597,6 +600,9 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   bench->add_option("--steps", bench_args.steps, "timed steps per case (after 3 warm-up steps)")
       ->capture_default_str();
+  bench->add_option("--distinct-strands", bench_args.distinct_strands,
+                    "generate only this many strands and repeat them (the reduced models fit "
+                    "each shape once: large cases set up in seconds; 0: all distinct)");
   bench->add_option("--row-budget", bench_args.row_budget,
                     "skip a case predicted (linearly in strands, from the last smaller case of "
                     "its series) to take longer than this many seconds (0: no budget)");

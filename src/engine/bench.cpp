@@ -21,10 +21,17 @@ constexpr int kWarmUpSteps = 3;
 HairSetup bench_setup(const BenchCase& c) {
   HairstyleParams style;
   style.style = HairStyle::wavy;
-  style.strands = c.strands;
+  const bool repeated = c.distinct_strands > 0 && c.distinct_strands < c.strands;
+  style.strands = repeated ? c.distinct_strands : c.strands;
   style.vertices = c.vertices;
   HairSetup setup;
   setup.strands = generate_hairstyle(style);
+  if (repeated) {
+    StrandSet all;
+    for (int s = 0; s < c.strands; ++s)
+      all.add_strand(setup.strands.strand(std::size_t(s % c.distinct_strands)));
+    setup.strands = std::move(all);
+  }
   setup.damping = 1;
   const double h = 0.9 * style.length / (c.vertices - 1);
   const RodMaterial& m = setup.material;
@@ -128,6 +135,7 @@ nlohmann::json to_json(const BenchResult& r) {
                       {"backend", r.config.backend},
                       {"precision", r.config.precision},
                       {"strands", r.config.strands},
+                      {"distinct_strands", r.config.distinct_strands},
                       {"vertices", r.config.vertices},
                       {"steps", r.config.steps},
                       {"dt", r.dt},

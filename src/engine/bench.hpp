@@ -20,6 +20,10 @@ struct BenchCase {
   std::string integrator;   // symplectic, implicit ("": the model's default)
   bool collisions = false;  // the head collider (bench_setup), tested at every vertex
   int strands = 1000, vertices = 32, steps = 20;
+  // > 0: only this many distinct strands generated, repeated in turn up to `strands` (each a
+  // copy of the same polyline at the same root: the same per-strand work, the setup's fits done
+  // once per shape: engine/strand_copies.hpp). 0: every strand generated.
+  int distinct_strands = 0;
 };
 
 struct BenchResult {

@@ -156,6 +156,29 @@ TEST(Cli, BenchRunsTheCosseratModel) {
               0.05 * rows[0]["newton_iterations"].get<double>());
 }
 
+TEST(Cli, BenchRepeatsDistinctStrands) {
+  // --distinct-strands 3: 12 strands are the 3 generated ones four times over, so each strand's
+  // work repeats: the contact pairs per strand and step equal the 3-strand case's exactly (same
+  // arithmetic on the cpu, double), and the Super-Helix fits 3 shapes, not 12.
+  ScratchDir dir;
+  const auto r = run_cli(
+      "bench --model super_helix --backend cpu --precision double --collisions on "
+      "--strands 3,12 --distinct-strands 3 --vertices 12 --steps 2 --json '" +
+          (dir / "bench.json").string() + "'",
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto bytes = test::read_bytes(dir / "bench.json");
+  const auto rows = nlohmann::json::parse(bytes.begin(), bytes.end());
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_TRUE(row["ran"].get<bool>());
+    EXPECT_EQ(row["distinct_strands"], 3);
+  }
+  EXPECT_GT(rows[0]["contacts"].get<double>(), 0.0);
+  EXPECT_EQ(rows[0]["contacts"].get<double>(), rows[1]["contacts"].get<double>());
+  EXPECT_EQ(run_cli("bench --distinct-strands -2", dir).exit_code, 2);
+}
+
 TEST(Cli, BenchSkipsCasesPastTheirBudget) {
   // A row budget of 1 µs: the first case of each series (vertex count) runs, and the next strand
   // count of the series is predicted (linearly, from the case's wall time) past the budget and

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <numbers>
+#include <vector>
 
+#include "engine/strand_copies.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/strands.hpp"
 #include "hairsim/units.hpp"
@@ -98,6 +100,29 @@ TEST(Strands, ValidateRejectsBadSets) {
   s.thickness.clear();
   s.points[1].x() = std::nan("");
   EXPECT_THROW(s.validate("t"), Error);
+}
+
+}  // namespace
+}  // namespace hairsim
+
+namespace hairsim {
+namespace {
+
+// engine::first_copies (engine/strand_copies.hpp): the reduced models fit each distinct shape
+// once. Expected by construction: copies point at their first occurrence; a strand that differs
+// from another in one coordinate by one ulp, or in its length, is its own.
+TEST(StrandCopies, CopiesPointAtTheirFirstOccurrence) {
+  const std::vector<Vec3> a = {{0, 0, 0}, {0, 0, 0.01}, {0, 0.001, 0.02}};
+  const std::vector<Vec3> b = {{0.1, 0, 0}, {0.1, 0, 0.01}, {0.1, 0.001, 0.02}};
+  std::vector<Vec3> a_ulp = a;
+  a_ulp[2].z() = std::nextafter(a_ulp[2].z(), 1.0);
+  const std::vector<Vec3> a_short(a.begin(), a.begin() + 2);
+  StrandSet set;
+  for (const std::vector<Vec3>* s :
+       {&a, &b, &a, static_cast<const std::vector<Vec3>*>(&a_ulp), &b, &a_short, &a})
+    set.add_strand(*s);
+  const std::vector<std::size_t> expected = {0, 1, 0, 3, 1, 5, 0};
+  EXPECT_EQ(engine::first_copies(set), expected);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "engine/strand_copies.hpp"
 #include "reference/super_clothoid/clothoid_fit.hpp"
 
 namespace hairsim::models {
@@ -16,15 +17,22 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
   gusts.mean = {0, 0, 0};
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   std::vector<super_clothoid::ClothoidRod> rods(setup.strands.strand_count());
+  // Each distinct shape fitted once (engine/strand_copies.hpp).
+  const std::vector<std::size_t> first = engine::first_copies(setup.strands);
+  std::vector<super_clothoid::ClothoidFit> fits(rods.size());
   double worst = 0;
 #pragma omp parallel for schedule(dynamic) reduction(max : worst)
   for (std::size_t s = 0; s < rods.size(); ++s) {
+    if (first[s] != s) continue;
     const auto points = setup.strands.strand(s);
-    super_clothoid::ClothoidFit fit =
-        super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements);
-    worst = std::max(worst, fit.max_error);
+    fits[s] = super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements);
+    worst = std::max(worst, fits[s].max_error);
+  }
+#pragma omp parallel for schedule(static)
+  for (std::size_t s = 0; s < rods.size(); ++s) {
+    const auto points = setup.strands.strand(s);
     super_clothoid::ClothoidRod& rod = rods[s];
-    rod.shape = std::move(fit.shape);
+    rod.shape = fits[first[s]].shape;
     rod.clamp = rod.shape.root;
     rod.motion = setup.head;
     rod.motion.center = setup.head.center.value_or(Vec3::Zero());

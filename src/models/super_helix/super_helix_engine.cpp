@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/strand_copies.hpp"
 #include "hairsim/error.hpp"
 #include "reference/eigen_bridge.hpp"
 #include "reference/head_state.hpp"
@@ -16,15 +17,22 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
   const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   std::vector<super_helix::SuperHelix> rods(setup.strands.strand_count());
+  // Each distinct shape fitted once (engine/strand_copies.hpp).
+  const std::vector<std::size_t> first = engine::first_copies(setup.strands);
+  std::vector<super_helix::Fit> fits(rods.size());
   double worst = 0;
 #pragma omp parallel for schedule(dynamic) reduction(max : worst)
   for (std::size_t s = 0; s < rods.size(); ++s) {
+    if (first[s] != s) continue;
     const auto points = setup.strands.strand(s);
-    super_helix::Fit fit =
-        super_helix::fit_polyline({points.begin(), points.end()}, settings.elements);
-    worst = std::max(worst, fit.max_error);
+    fits[s] = super_helix::fit_polyline({points.begin(), points.end()}, settings.elements);
+    worst = std::max(worst, fits[s].max_error);
+  }
+#pragma omp parallel for schedule(static)
+  for (std::size_t s = 0; s < rods.size(); ++s) {
+    const std::size_t points = setup.strands.strand_size(s);
     super_helix::SuperHelix& rod = rods[s];
-    rod = std::move(fit.rod);
+    rod = fits[first[s]].rod;
     const RodMaterial& m = setup.material_of(s);
     rod.stiffness =
         super_helix::Vec3(m.twist_stiffness(), m.bending_stiffness(), m.bending_stiffness());
@@ -47,7 +55,7 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
     // No contacts on the first output edge (load_strand's samples: the span the head holds).
     double total = 0;
     for (const super_helix::Element& e : rod.elements) total += e.length;
-    rod.contact_start = total / double(points.size() - 1);
+    rod.contact_start = total / double(points - 1);
     rod.contact_sweeps = settings.contact_sweeps;
   }
   if (fit_error) *fit_error = worst;
