@@ -1,66 +1,23 @@
-// The batched Super Space Clothoid (kernels/super_clothoid/, the cpu executor) against its
-// reference (a rod per strand, src/models/super_clothoid/) on the parity case of every model
-// (tests/simulator_parity_case.hpp: 16 straight, wavy and curly strands on a turning, shaking
-// head, gusty wind, drag, damping), 8 clothoid elements a strand, 200 steps of 1 ms; without the
-// head collider, and with it (a sphere with friction; the kernels solve the contacts by projected
-// Gauss-Seidel to the reference's residual where the reference finishes by an exact active-set
-// solve, and read a point's velocity against the head as J q̇ where the reference subtracts two
-// differenced rigid motions). Bounds: the parity issue's, 1e-9 L in double and 2e-3 L in float.
-// The kernels run on the host executor directly (engine::make_batched_simulator), since the
-// model's table entry does not offer them yet.
+// The batched Super Space Clothoid on the cpu backend against its reference: issue 21's parity
+// case (tests/super_clothoid_parity_case.hpp) without a collider, with the head sphere and with
+// the head mesh.
 #include <gtest/gtest.h>
 
-#include <iostream>
-
-#include "engine/batched_simulator.hpp"
-#include "models/super_clothoid/super_clothoid_engine.hpp"
-#include "simulator_parity_case.hpp"
+#include "super_clothoid_parity_case.hpp"
 
 namespace hairsim {
 namespace {
 
+using test::ClothoidCollider;
+
 TEST(SuperClothoidParity, CpuKernelsFollowTheReference) {
-  for (const bool collider : {false, true}) {
-    engine::HairSetup setup = test::simulator_parity_setup(engine::Integrator::implicit);
-    setup.model_settings = nullptr;  // the model's defaults: 8 elements
-    if (!collider) setup.colliders.clear();
-    setup.dt = 1e-3;
-    // One reference run against the kernels in double and in float.
-    const engine::Precision precisions[] = {engine::Precision::float64, engine::Precision::float32};
-    std::vector<std::unique_ptr<engine::Simulator>> kernels;
-    for (const engine::Precision p : precisions)
-      kernels.push_back(engine::make_batched_simulator<models::SuperClothoidEngine>(
-          setup, engine::Backend::cpu, p));
-    const std::vector<test::SimulatorParityResult> results = test::compare_simulators(
-        setup,
-        engine::Simulator::create(
-            setup, {"super_clothoid", engine::Backend::reference, engine::Precision::float64}),
-        std::move(kernels), 200);
-    for (int k = 0; k < 2; ++k) {
-      const test::SimulatorParityResult& r = results[std::size_t(k)];
-      const bool single = precisions[k] == engine::Precision::float32;
-      std::cout << "super_clothoid kernels (" << engine::to_string(precisions[k])
-                << (collider ? ", head sphere" : "") << "): " << r.max_deviation_over_length
-                << " L from the reference (velocities " << r.max_velocity_deviation
-                << " L per step), roots carried " << r.max_root_motion << " m, root error "
-                << r.max_root_error << " m, failures " << r.counts["solver_failures"]
-                << ", truncated series " << r.counts["truncated_series"] << ", contacts "
-                << r.counts["contacts"] << " (reference " << r.reference_counts["contacts"]
-                << ")\n";
-      EXPECT_TRUE(r.finite);
-      EXPECT_GT(r.max_root_motion, 0.01);
-      EXPECT_LE(r.max_deviation_over_length, single ? 2e-3 : 1e-9);
-      EXPECT_LE(r.max_velocity_deviation, single ? 2e-3 : 1e-9);
-      EXPECT_LE(r.max_root_error, single ? 1e-6 : 1e-12);
-      EXPECT_EQ(r.counts["solver_failures"], 0);
-      EXPECT_EQ(r.counts["truncated_series"], 0);
-      EXPECT_EQ(r.counts["dropped_contacts"], 0);
-      EXPECT_EQ(r.counts.names, r.reference_counts.names);  // one set of counters per model
-      if (collider) {
-        EXPECT_GT(r.counts["contacts"], 100);
-      }
-    }
-  }
+  test::expect_clothoid_kernels_follow_reference(engine::Backend::cpu, ClothoidCollider::none);
+}
+TEST(SuperClothoidParity, CpuKernelsFollowTheReferenceOnTheHeadSphere) {
+  test::expect_clothoid_kernels_follow_reference(engine::Backend::cpu, ClothoidCollider::sphere);
+}
+TEST(SuperClothoidParity, CpuKernelsFollowTheReferenceOnTheHeadMesh) {
+  test::expect_clothoid_kernels_follow_reference(engine::Backend::cpu, ClothoidCollider::mesh);
 }
 
 }  // namespace
