@@ -56,6 +56,23 @@ HS_HD inline Matrix3<double> contact_basis(const Vector3<double>& n) {
   return b;
 }
 
+// The head's colliders that a point at x (world, the step's head pose in `in`) comes within
+// `reach` of, the gap being its signed distance less the contact thickness: visit(k, gap, basis)
+// for each, basis the contact basis of the collider's world normal there. The candidates of both
+// reduced models' speculative contacts (in: their StepInput; T its storage precision).
+template <class T, class Input, class Visit>
+HS_HD void near_colliders(const Input& in, const Vector3<double>& x, double reach, Visit&& visit) {
+  const Vector3<T> local = in.head_pose.apply_inverse(Vector3<T>{T(x.x), T(x.y), T(x.z)});
+  for (int k = 0; k < in.collider_count; ++k) {
+    const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
+    const double gap = double(sd.distance) - in.contact_thickness;
+    if (!(gap < reach)) continue;
+    const Vector3<T> normal = in.head_pose.rotate(sd.normal);
+    visit(k, gap,
+          contact_basis(Vector3<double>{double(normal.x), double(normal.y), double(normal.z)}));
+  }
+}
+
 // The 2 x 2 tangential block's inverse times a 2-vector. A block the rates cannot act on
 // (det ≤ 0: a point the clamp holds, or round-off of two nearly parallel tangent responses)
 // gives 0: no tangential impulse change.

@@ -292,25 +292,20 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
           Vector3<Real> v{};
           for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
           const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
-          const Vector3<T> local = in.head_pose.apply_inverse(Vector3<T>{T(X.x), T(X.y), T(X.z)});
-          for (int k = 0; k < in.collider_count; ++k) {
-            const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
-            const Real gap = Real(sd.distance) - in.contact_thickness;
-            if (!(gap < reach)) continue;
+          near_colliders<T>(in, X, reach, [&](int k, Real gap, const Matrix3<Real>& basis) {
             if (m == kMaxContacts) {
               ++counts.dropped;
-              continue;
+              return;
             }
             ClothoidContact& c = cs.contacts[m++];
-            const Vector3<T> normal = in.head_pose.rotate(sd.normal);
-            c.basis = contact_basis(Vector3<Real>{Real(normal.x), Real(normal.y), Real(normal.z)});
+            c.basis = basis;
             c.gap = gap;
             c.friction = Real(in.colliders[k].friction);
             c.mass = s.rho * rule.rule_weights[g] * ell;
             c.impulse = Vector3<Real>{};
             for (int a = 0; a < n; ++a)
               for (int r = 0; r < 3; ++r) c.J[r][a] = a < columns ? column[a][r] : Real(0);
-          }
+          });
         });
     advance(w, end, i);
     element_start += ell;

@@ -409,21 +409,17 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, St
       const Vector3<Real> x = r0 + c.d;
       const Vector3<Real> v = point_velocity(st, c, a.rate);  // against the head's colliders
       const Real reach = Real(2) * h * norm(v) + Real(0.01) * length;
-      const Vector3<T> local = in.head_pose.apply_inverse(cast<T>(x));
-      for (int k = 0; k < in.collider_count; ++k) {
-        const SignedDistance<T> sd = signed_distance(in.colliders[k], local);
-        const Real gap = Real(sd.distance) - in.contact_thickness;
-        if (!(gap < reach)) continue;
+      near_colliders<T>(in, x, reach, [&](int k, Real gap, const Matrix3<Real>& basis) {
         if (m == kMaxContacts) {
           ++counts.dropped;
-          continue;
+          return;
         }
-        c.basis = contact_basis(cast<Real>(in.head_pose.rotate(sd.normal)));
+        c.basis = basis;
         c.gap = gap;
         c.friction = in.colliders[k].friction;
         c.mass = st.scalar(a.material, 3) * in.weights[g] * length;
         contacts[m++] = c;
-      }
+      });
     }
   }
   if (m == 0) return;

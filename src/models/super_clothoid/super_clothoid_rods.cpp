@@ -18,21 +18,16 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   std::vector<super_clothoid::ClothoidRod> rods(setup.strands.strand_count());
   // Each distinct shape fitted once (engine/strand_copies.hpp).
-  const std::vector<std::size_t> first = engine::first_copies(setup.strands);
-  std::vector<super_clothoid::ClothoidFit> fits(rods.size());
-  double worst = 0;
-#pragma omp parallel for schedule(dynamic) reduction(max : worst)
-  for (std::size_t s = 0; s < rods.size(); ++s) {
-    if (first[s] != s) continue;
-    const auto points = setup.strands.strand(s);
-    fits[s] = super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements);
-    worst = std::max(worst, fits[s].max_error);
-  }
+  const engine::ShapeFits<super_clothoid::ClothoidFit> fits =
+      engine::fit_each_shape_once<super_clothoid::ClothoidFit>(
+          setup.strands, [&](std::span<const Vec3> points) {
+            return super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements);
+          });
 #pragma omp parallel for schedule(static)
   for (std::size_t s = 0; s < rods.size(); ++s) {
     const auto points = setup.strands.strand(s);
     super_clothoid::ClothoidRod& rod = rods[s];
-    rod.shape = fits[first[s]].shape;
+    rod.shape = fits.of(s).shape;
     rod.clamp = rod.shape.root;
     rod.motion = setup.head;
     rod.motion.center = setup.head.center.value_or(Vec3::Zero());
@@ -58,7 +53,7 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
     rod.contact_start = total / double(points.size() - 1);
     rod.contact_sweeps = settings.contact_sweeps;
   }
-  if (fit_error) *fit_error = worst;
+  if (fit_error) *fit_error = fits.worst;
   return rods;
 }
 

@@ -18,21 +18,15 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   std::vector<super_helix::SuperHelix> rods(setup.strands.strand_count());
   // Each distinct shape fitted once (engine/strand_copies.hpp).
-  const std::vector<std::size_t> first = engine::first_copies(setup.strands);
-  std::vector<super_helix::Fit> fits(rods.size());
-  double worst = 0;
-#pragma omp parallel for schedule(dynamic) reduction(max : worst)
-  for (std::size_t s = 0; s < rods.size(); ++s) {
-    if (first[s] != s) continue;
-    const auto points = setup.strands.strand(s);
-    fits[s] = super_helix::fit_polyline({points.begin(), points.end()}, settings.elements);
-    worst = std::max(worst, fits[s].max_error);
-  }
+  const engine::ShapeFits<super_helix::Fit> fits = engine::fit_each_shape_once<super_helix::Fit>(
+      setup.strands, [&](std::span<const Vec3> points) {
+        return super_helix::fit_polyline({points.begin(), points.end()}, settings.elements);
+      });
 #pragma omp parallel for schedule(static)
   for (std::size_t s = 0; s < rods.size(); ++s) {
     const std::size_t points = setup.strands.strand_size(s);
     super_helix::SuperHelix& rod = rods[s];
-    rod = fits[first[s]].rod;
+    rod = fits.of(s).rod;
     const RodMaterial& m = setup.material_of(s);
     rod.stiffness =
         super_helix::Vec3(m.twist_stiffness(), m.bending_stiffness(), m.bending_stiffness());
@@ -58,7 +52,7 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
     rod.contact_start = total / double(points - 1);
     rod.contact_sweeps = settings.contact_sweeps;
   }
-  if (fit_error) *fit_error = worst;
+  if (fit_error) *fit_error = fits.worst;
   return rods;
 }
 
