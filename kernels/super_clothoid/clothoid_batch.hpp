@@ -28,7 +28,7 @@ struct ClothoidBatch {
     super_clothoid::for_each_array(a, f);
   }
   HS_HD static Arrays tile(const Arrays& a, int t) { return tile_view(a, t); }
-  // The step's scratch (41 KB in double) and the contacts' (157 KB) live in the thread's frame:
+  // The step's scratch (41 KB in double) and the contacts' (313 KB) live in the thread's frame:
   // on the host a stack, on a GPU its local memory (docs/models/super-clothoids.md: one thread
   // per strand is not this model's GPU mapping).
   HS_HD static void step(const Arrays& tile, int lane, const Parameters& p,

@@ -81,7 +81,9 @@ struct StepInput {
   int contact_sweeps = 1000;
 };
 
-constexpr int kMaxContacts = 64;  // per strand and step; more are dropped and counted
+// Per strand and step (16 elements of 8 points); the engine refuses settings with more
+// quadrature points, so a pair is dropped (and counted) only where a point nears two colliders.
+constexpr int kMaxContacts = 128;
 
 // A point and collider pair: the generic contact, the point's Jacobian J (3 x n, rows x y z; its
 // velocity against the head's colliders J q̇) and Y_k = A⁻¹ Jᵀ b_k for the basis rows b_k (the
@@ -91,7 +93,7 @@ struct ClothoidContact : ContactBlock {
   Real Y[3][kMaxCoordinates];
 };
 
-// The contacts' scratch of a step (the caller's: 64 contacts of 2 x 3 x 51 values, 157 KB).
+// The contacts' scratch of a step (the caller's: 128 contacts of 2 x 3 x 51 values, 313 KB).
 struct ContactScratch {
   ClothoidContact contacts[kMaxContacts];
 };

@@ -1,7 +1,7 @@
 // The batched Super Space Clothoid on the cuda backend against its reference (label gpu): issue
 // 21's parity case (tests/super_clothoid_parity_case.hpp) with the head sphere and with the head
 // mesh (its distance grid on the device). Skips, saying why, without CUDA or a device. Not yet
-// run on a device: the kernel takes a 254 KB stack frame a thread (docs/models/super-clothoids.md),
+// run on a device: the kernel takes a 419 KB stack frame a thread (docs/models/super-clothoids.md),
 // which this test is the first to launch.
 #include <gtest/gtest.h>
 
