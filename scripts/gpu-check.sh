@@ -274,7 +274,7 @@ stage_sanitize() {
     local found=0 tool_cases=("${cases[@]}")
     case "$tool" in racecheck|synccheck) tool_cases=("${cases[0]}") ;; esac
     for c in "${tool_cases[@]}"; do
-      if [ $((SECONDS - start)) -gt "$budget" ]; then
+      if [ $((SECONDS - start)) -ge "$budget" ]; then  # (timeout 0 would mean none)
         skipped=$((skipped + 1)); echo "=== $tool: $c: skipped (stage time spent)" >>"$OUT/sanitizers.log"
         continue
       fi
