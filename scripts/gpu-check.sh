@@ -21,13 +21,17 @@
 #                             [--bench-seconds S] [--row-budget S] [--max-registers N]
 #                             [--one-build] [--tests REGEX] [--sanitizers LIST]
 #                             [--sanitize-seconds S] [--no-sweep] [--core-steps N] [--deadline S]
+#                             [--prebuilt TAR] [--models LIST] [--test-timeout S]
 # For a short lease (15 minutes of device time, docs/gpu.md "A lease, planned"): --one-build
 # builds Release with -lineinfo only and runs the sanitizers on it; --tests picks the ctest
 # labels (default "gpu|parity"); --sanitizers the tools (default all four) and
 # --sanitize-seconds their stage's time (default 500); --no-sweep benches only the 100,000 x 32
 # rows, with --core-steps timed steps (default 10); --deadline S skips every stage that would
 # start after S seconds of the script (the bench's time is cut to fit), so that the files come
-# back inside the device command's limit.
+# back inside the device command's limit. --prebuilt TAR takes the builds that
+# scripts/gpu-prebuild.sh made on the host (no device time spent building; it builds here only
+# when they do not load); --models limits the bench and tune stages to the models named;
+# --test-timeout caps each test (default 500 s).
 # OUTDIR receives at most 8 files: summary.md (printed at the end too), rows.json (every bench
 # row and stage), sanitizers.log, svu.png, contact_sheet.png, resources.json, rest.tar.gz (logs,
 # device properties, ctest output). Without a device every stage that can run does (build, the
@@ -44,7 +48,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 OUT="" STAGES="all" DRY=0 BENCH_SECONDS=480 ROW_BUDGET=60 MAX_REGISTERS=168
 ONE_BUILD=0 TESTS="gpu|parity" SANITIZERS="memcheck,initcheck,racecheck,synccheck"
-SANITIZE_SECONDS=500 SWEEP=1 CORE_STEPS=10 DEADLINE=0
+SANITIZE_SECONDS=500 SWEEP=1 CORE_STEPS=10 DEADLINE=0 PREBUILT="" MODELS="" TEST_TIMEOUT=500
 while [ $# -gt 0 ]; do
   case "$1" in
     --stage) STAGES=${2:?--stage needs a value}; shift 2 ;;
@@ -60,6 +64,9 @@ while [ $# -gt 0 ]; do
     --no-sweep) SWEEP=0; shift ;;
     --core-steps) CORE_STEPS=${2:?}; shift 2 ;;
     --deadline) DEADLINE=${2:?}; shift 2 ;;
+    --prebuilt) PREBUILT=${2:?--prebuilt needs the tarball of scripts/gpu-prebuild.sh}; shift 2 ;;
+    --models) MODELS=${2:?--models needs a comma list}; shift 2 ;;
+    --test-timeout) TEST_TIMEOUT=${2:?}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "gpu-check: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) [ -z "$OUT" ] || { echo "gpu-check: one OUTDIR only (got '$OUT' and '$1')" >&2; exit 2; }
@@ -67,6 +74,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$OUT" ] || { echo "gpu-check: OUTDIR missing (see --help)" >&2; exit 2; }
+if [ -n "$PREBUILT" ]; then
+  [ -f "$PREBUILT" ] || { echo "gpu-check: --prebuilt: $PREBUILT: no such file" >&2; exit 2; }
+  PREBUILT=$(cd "$(dirname "$PREBUILT")" && pwd)/$(basename "$PREBUILT")
+fi
 [ "$STAGES" = all ] && STAGES=build,test,sanitize,bench,demo  # tune only when asked
 IFS=, read -r -a STAGE_LIST <<<"$STAGES"
 for s in "${STAGE_LIST[@]}"; do
@@ -75,8 +86,8 @@ for s in "${STAGE_LIST[@]}"; do
        exit 2 ;;
   esac
 done
-for n in "$BENCH_SECONDS" "$ROW_BUDGET" "$MAX_REGISTERS" "$SANITIZE_SECONDS" "$CORE_STEPS" "$DEADLINE"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gpu-check: --bench-seconds/--row-budget/--max-registers/--sanitize-seconds/--core-steps/--deadline: '$n' is not a whole number" >&2; exit 2; }
+for n in "$BENCH_SECONDS" "$ROW_BUDGET" "$MAX_REGISTERS" "$SANITIZE_SECONDS" "$CORE_STEPS" "$DEADLINE" "$TEST_TIMEOUT"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "gpu-check: --bench-seconds/--row-budget/--max-registers/--sanitize-seconds/--core-steps/--deadline/--test-timeout: '$n' is not a whole number" >&2; exit 2; }
 done
 IFS=, read -r -a SANITIZER_LIST <<<"$SANITIZERS"
 for t in "${SANITIZER_LIST[@]}"; do
@@ -174,11 +185,34 @@ configure_and_build() {  # DIR TYPE EXTRA_CUDA_FLAGS TARGETS...
     run "$WORK/build.log" cmake --build "$dir" -j "$JOBS" --target "$@"
 }
 
-BUILT=0
+BUILT=0 PREBUILT_NOTE=""
+# use_prebuilt: the host's builds (scripts/gpu-prebuild.sh) when they were made for this path and
+# load here; otherwise says why, and the caller builds.
+use_prebuilt() {
+  tar -xzf "$PREBUILT" -C "$ROOT" || { log "--prebuilt: cannot unpack $PREBUILT"; return 1; }
+  local info=$ROOT/build/gpu-prebuilt.info made_at
+  made_at=$(sed -n 1p "$info" 2>/dev/null)
+  [ "$made_at" = "$ROOT" ] || { log "--prebuilt: built for $made_at, this copy is at $ROOT"; return 1; }
+  local b
+  for b in "$RELEASE/src/hairsim" "$RELEASE/tests/gpu_tests" "$ROOT/build/gpu-tune/src/hairsim"; do
+    if ldd "$b" 2>&1 | grep -q 'not found'; then
+      log "--prebuilt: $b does not load here: $(ldd "$b" 2>&1 | grep 'not found' | tr '\n' ' ')"
+      return 1
+    fi
+  done
+  "$RELEASE/src/hairsim" models >/dev/null 2>&1 || { log "--prebuilt: hairsim does not run here"; return 1; }
+  PREBUILT_NOTE="prebuilt on the host ($(sed -n 2p "$info"))"
+  log "using the host's builds: $PREBUILT_NOTE"
+}
 ensure_build() {
   [ "$BUILT" = 1 ] && return 0
   unpack_carried_deps
   local start=$SECONDS
+  if [ -n "$PREBUILT" ] && [ "$DRY" = 0 ]; then
+    if use_prebuilt; then BUILT=1; return 0; fi
+    PREBUILT=""  # once: what follows builds here
+    rm -rf "$RELEASE" "$ROOT/build/gpu-tune"
+  fi
   if [ "$ONE_BUILD" = 1 ]; then
     local targets=(hairsim gpu_tests)
     [[ "$TESTS" == *parity* ]] && targets+=(parity_tests)
@@ -195,12 +229,22 @@ ensure_build() {
   return 1
 }
 
+# registered_models BIN: the models the bench and tune stages run (--models, or every one).
+registered_models() {
+  local m
+  "$1" models --backend cpu | cut -f1 | while read -r m; do
+    [ -z "$MODELS" ] || [[ ",$MODELS," == *",$m,"* ]] && echo "$m"
+  done
+}
+
 # --- stages ----------------------------------------------------------------------------------
 stage_build() {
   local start=$SECONDS
   ensure_build || return 1
   local cuda_note="nvcc: $(nvcc --version 2>/dev/null | tail -n 1 || echo 'not found')"
-  if [ "$DRY" = 0 ] && grep -q "HAIRSIM_HAVE_CUDA:INTERNAL=ON\|hairsim: CUDA backend ON" "$WORK/build.log" "$RELEASE/CMakeCache.txt" 2>/dev/null; then
+  if [ -n "$PREBUILT_NOTE" ]; then
+    cuda_note="$cuda_note; $PREBUILT_NOTE, resource report made there"
+  elif [ "$DRY" = 0 ] && grep -q "HAIRSIM_HAVE_CUDA:INTERNAL=ON\|hairsim: CUDA backend ON" "$WORK/build.log" "$RELEASE/CMakeCache.txt" 2>/dev/null; then
     python3 "$ROOT/scripts/cuda_resources.py" "$RELEASE" --json "$OUT/resources.json" \
       >"$WORK/resources.md" 2>>"$WORK/build.log" || log "resource report failed (build.log)"
   else
@@ -215,6 +259,7 @@ stage_build() {
   fi
   local builds="Release + Debug (-lineinfo)"
   [ "$ONE_BUILD" = 1 ] && builds="Release (-lineinfo), one build"
+  [ -n "$PREBUILT_NOTE" ] && builds="Release (-lineinfo) and the capped tune build"
   record build ok $((SECONDS - start)) "$builds, sm_90; $cuda_note"
 }
 
@@ -223,7 +268,7 @@ stage_test() {
   ensure_build || { record test skipped 0 "no build"; return 1; }
   local note=""
   have_device || note="no CUDA device: the gpu tests skip (they say so in ctest.log). "
-  local per_test=500
+  local per_test=$TEST_TIMEOUT
   if [ "$DEADLINE" -gt 0 ] && [ $((DEADLINE - SECONDS)) -lt "$per_test" ]; then
     per_test=$((DEADLINE - SECONDS > 30 ? DEADLINE - SECONDS : 30))
   fi
@@ -238,7 +283,9 @@ stage_test() {
 # The sanitizers' cases: small, one per model and integrator, float and double.
 sanitizer_cases() {
   local bin=$1
-  echo "$(dirname "$(dirname "$bin")")/tests/gpu_tests --gtest_filter=Table/EveryModelGpu.*"
+  # The gpu tests whose device part is the larger one (the every-model case of each model but
+  # Cosserat, whose cpu reference takes most of a minute, the DER simulator, the guides).
+  echo "$(dirname "$(dirname "$bin")")/tests/gpu_tests --gtest_filter=Table/EveryModelGpu.*/der:Table/EveryModelGpu.*/super_helix:SimulatorGpu.*:GuidesGpu.*"
   "$bin" models --backend cuda | while IFS=$'\t' read -r model integrators _; do
     for integrator in ${integrators//,/ }; do
       echo "$bin bench --model $model --integrator $integrator --backend cuda --precision float,double --collisions on --strands 300 --vertices 16 --steps 2"
@@ -322,7 +369,7 @@ stage_bench() {
   fi
   local backends=(cuda cpu)
   have_device || log "no CUDA device: the cuda rows say so and the cpu rows get the time"
-  mapfile -t models < <("$bin" models --backend cpu | cut -f1)
+  mapfile -t models < <(registered_models "$bin")
   local failed=0 k=0
   # The rows issue 25 asks for first: every model at 100,000 x 32, float and double, collisions;
   # the cuda rows of every model before the cpu ones, one case per command (a case killed at
@@ -410,21 +457,25 @@ stage_tune() {
   local start=$SECONDS capped=$ROOT/build/gpu-tune
   if ! have_device && [ "$DRY" = 0 ]; then record tune skipped 0 "no CUDA device"; return 0; fi
   [ "$DRY" = 1 ] || ensure_build || { record tune skipped 0 "no build"; return 1; }
-  configure_and_build "$capped" Release "-maxrregcount=$MAX_REGISTERS" hairsim ||
-    { record tune failed $((SECONDS - start)) "the capped build failed (build.log)"; return 1; }
-  [ "$DRY" = 1 ] || python3 "$ROOT/scripts/cuda_resources.py" "$capped" >"$WORK/resources-tune.md" 2>>"$WORK/build.log"
+  if [ -z "$PREBUILT_NOTE" ]; then
+    configure_and_build "$capped" Release "-maxrregcount=$MAX_REGISTERS" hairsim ||
+      { record tune failed $((SECONDS - start)) "the capped build failed (build.log)"; return 1; }
+    [ "$DRY" = 1 ] || python3 "$ROOT/scripts/cuda_resources.py" "$capped" >"$WORK/resources-tune.md" 2>>"$WORK/build.log"
+  fi
   local bin; bin=$(hairsim_binary)
   [ "$DRY" = 1 ] && capped=$(dirname "$(dirname "$bin")")
-  mapfile -t models < <("$bin" models --backend cpu | cut -f1)
+  mapfile -t models < <(registered_models "$bin")
   local steps=10 strands=100000
   [ "$DRY" = 1 ] && steps=1 strands=32
   for model in "${models[@]}"; do
     for build in "$bin" "$capped/src/hairsim"; do
       local tag=default
       [ "$build" = "$bin" ] || tag="max$MAX_REGISTERS"
-      "$build" bench --model "$model" --backend cuda --precision float --collisions on \
-        --strands "$strands" --vertices 32 --steps "$steps" \
-        --json "$WORK/bench-tune-$model-$tag.json" >>"$WORK/bench.log" 2>&1
+      # 1,000 distinct shapes (a reduced model's fits, as in the bench stage); each case capped.
+      until_deadline timeout 120 "$build" bench --model "$model" --backend cuda --precision float \
+        --collisions on --strands "$strands" --distinct-strands 1000 --vertices 32 --steps "$steps" \
+        --json "$WORK/bench-tune-$model-$tag.json" >>"$WORK/bench.log" 2>&1 ||
+        echo "tune case $model $tag: stopped or failed (exit $?)" >>"$WORK/bench.log"
     done
   done
   record tune ok $((SECONDS - start)) "-maxrregcount=$MAX_REGISTERS against the default build; registers in resources-tune.md"
