@@ -8,7 +8,13 @@
 //   rhs, x: n * B values. scratch: n * B * B values. `x` may alias `rhs`; `scratch` may alias
 //   `diag` (block i of scratch is written after block i of diag is read for the last time).
 // The arrays are anything indexable: pointers, Strided slices of a batch, LowerFromUpper.
-// Returns false on a singular diagonal block.
+// Returns false on a singular diagonal block: one whose pivot is at or below B epsilon times the
+// largest entry of its row in the diagonal block before elimination, i.e. zero up to the rounding
+// of the elimination itself (per row: a block's rows may carry different units). (An
+// exact-zero test was not enough: with fused multiply-adds, as nvcc compiles by default, a block
+// that is singular in exact arithmetic left a pivot of rounding size, and the first GPU run,
+// 2026-11-26, went on to solve with it where the cpu stopped.)
+#include "common/constants.hpp"
 #include "common/hd.hpp"
 
 namespace hairsim::kernels {
@@ -16,9 +22,11 @@ namespace hairsim::kernels {
 namespace block_detail {
 
 // Solves M X = Y in place for an B x B matrix M (destroyed) and `cols` right-hand columns of Y
-// (B x cols, row-major), by Gaussian elimination with partial pivoting.
+// (B x cols, row-major), by Gaussian elimination with partial pivoting. False when a pivot is at
+// or below negligible[r] for its row r (singular to working precision); `negligible` is permuted
+// with the rows.
 template <class T, int B>
-HS_HD bool solve_in_place(T* m, T* y, int cols) {
+HS_HD bool solve_in_place(T* m, T* y, int cols, T* negligible) {
   for (int k = 0; k < B; ++k) {
     int pivot = k;
     T best = m[k * B + k] < T(0) ? -m[k * B + k] : m[k * B + k];
@@ -26,8 +34,11 @@ HS_HD bool solve_in_place(T* m, T* y, int cols) {
       const T v = m[r * B + k] < T(0) ? -m[r * B + k] : m[r * B + k];
       if (v > best) best = v, pivot = r;
     }
-    if (best == T(0)) return false;
+    if (best <= negligible[pivot]) return false;
     if (pivot != k) {
+      const T row_negligible = negligible[k];
+      negligible[k] = negligible[pivot];
+      negligible[pivot] = row_negligible;
       for (int c = 0; c < B; ++c) {
         const T t = m[k * B + c];
         m[k * B + c] = m[pivot * B + c];
@@ -64,7 +75,13 @@ HS_HD bool block_thomas_solve(int n, Lower lower, Diag diag, Upper upper, Rhs rh
   T vec[B];
   for (int i = 0; i < n; ++i) {
     // D'_i = D_i - L_i C'_{i-1};  d'_i = r_i - L_i d'_{i-1}.
-    for (int k = 0; k < kBB; ++k) pivot[k] = diag[i * kBB + k];
+    T negligible[B] = {};  // per row: B epsilon times its largest entry, what rounding leaves
+    for (int r = 0; r < B; ++r)
+      for (int c = 0; c < B; ++c) {
+        const T entry = pivot[r * B + c] = diag[i * kBB + r * B + c];
+        const T size = T(B) * epsilon<T>() * (entry < T(0) ? -entry : entry);
+        negligible[r] = size > negligible[r] ? size : negligible[r];
+      }
     for (int r = 0; r < B; ++r) vec[r] = rhs[i * B + r];
     if (i > 0) {
       const int l = i * kBB, c_prev = (i - 1) * kBB;
@@ -83,7 +100,7 @@ HS_HD bool block_thomas_solve(int n, Lower lower, Diag diag, Upper upper, Rhs rh
         work[r * (B + 1) + c] = i + 1 < n ? upper[i * kBB + r * B + c] : T(0);
       work[r * (B + 1) + B] = vec[r];
     }
-    if (!block_detail::solve_in_place<T, B>(pivot, work, B + 1)) return false;
+    if (!block_detail::solve_in_place<T, B>(pivot, work, B + 1, negligible)) return false;
     for (int r = 0; r < B; ++r) {
       for (int c = 0; c < B; ++c) scratch[c_i + r * B + c] = work[r * (B + 1) + c];
       x[i * B + r] = work[r * (B + 1) + B];

@@ -87,5 +87,28 @@ TEST(BlockThomas, SolvesInPlaceAndReportsSingularBlock) {
   EXPECT_FALSE((kernels::block_thomas_solve<double, 2>(1, zero, zero, zero, r, out, sc)));
 }
 
+// A block singular to working precision: [1 1; 1 1 + δ] leaves the pivot δ after elimination. With
+// δ = ε (the precision's epsilon, a rounding's size: what fused multiply-adds left of an exactly
+// singular block on the GPU, 2026-11-26) it is refused; with δ = 1e3 ε it is solved. The old
+// exact-zero test accepted both.
+template <class T>
+void check_rounding_size_pivot() {
+  const T eps = kernels::epsilon<T>();
+  for (const T delta : {eps, T(1e3) * eps}) {
+    T lo[4] = {}, up[4] = {}, di[4] = {1, 1, 1, T(1) + delta}, r[2] = {2, T(2) + delta}, x[2], s[4];
+    const bool solved = kernels::block_thomas_solve<T, 2>(1, lo, di, up, r, x, s);
+    EXPECT_EQ(solved, delta > eps) << "delta " << delta / eps << " eps";
+    if (solved) {  // x = (1, 1), to the block's condition (~4 / δ) times ε
+      EXPECT_NEAR(x[0], 1, 1e-2);
+      EXPECT_NEAR(x[1], 1, 1e-2);
+    }
+  }
+}
+
+TEST(BlockThomas, RefusesABlockSingularToWorkingPrecision) {
+  check_rounding_size_pivot<float>();
+  check_rounding_size_pivot<double>();
+}
+
 }  // namespace
 }  // namespace hairsim
