@@ -15,6 +15,7 @@
 #include "engine/batched_simulator.hpp"
 #include "engine/model.hpp"
 #include "hairsim/generate.hpp"
+#include "interaction_case.hpp"
 #include "models/cosserat/cosserat_engine.hpp"
 #include "models/der/der_engine.hpp"
 #include "models/super_helix/super_helix_engine.hpp"
@@ -24,38 +25,6 @@ namespace hairsim {
 namespace {
 
 constexpr int kSteps = 100;
-
-engine::HairSetup interaction_setup(const std::string& model) {
-  HairstyleParams p;
-  p.style = HairStyle::wavy;
-  p.strands = 200;
-  p.vertices = 12;
-  p.length = 0.2;
-  engine::HairSetup setup;
-  setup.strands = generate_hairstyle(p);
-  Collider head;
-  head.shape = Collider::Shape::ellipsoid;
-  head.radii = {0.075, 0.095, 0.095};
-  head.friction = 0.3;
-  setup.colliders.push_back(head);
-  setup.integrator = engine::Integrator::implicit;
-  setup.dt = 1e-3;
-  setup.drag_normal = 1e-4, setup.drag_tangent = 5e-5;
-  setup.head.center = Vec3::Zero();
-  setup.interaction.enabled = true;  // the defaults: cell 1 cm, friction 20/s, volume 50/s, 20 it.
-  const engine::Model& m = engine::find_model(model);
-  if (m.parity_settings) setup.model_settings = m.parity_settings();
-  if (model == "cosserat") {
-    // Newton stopped at 5e-11 N (about 1 % of its default, 4e-4 of a strand's weight): its stopping
-    // point then moves with the stages' round-off differences by 1 % of what the default allows.
-    auto s = std::make_shared<models::CosseratSettings>();
-    s->pcg_relative_tolerance = 1e-12;
-    s->newton_tolerance = 5e-11;
-    s->newton_max_iterations = 50;
-    setup.model_settings = s;
-  }
-  return setup;
-}
 
 // (b): the model's kernels on a host batch (double), the reference stage between steps.
 template <class Engine>
@@ -102,15 +71,9 @@ std::vector<Vec3> run_with_reference_stage(const engine::HairSetup& setup) {
 // `bound`: the double comparison's, in L.
 template <class Engine>
 void check_model(const std::string& model, double bound) {
-  const engine::HairSetup setup = interaction_setup(model);
+  const engine::HairSetup setup = test::interaction_setup(engine::find_model(model));
   const std::vector<Vec3> expected = run_with_reference_stage<Engine>(setup);
-  double length = 0;  // the longest strand
-  for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
-    const auto p = setup.strands.strand(s);
-    double l = 0;
-    for (std::size_t i = 1; i < p.size(); ++i) l += (p[i] - p[i - 1]).norm();
-    length = std::max(length, l);
-  }
+  const double length = test::longest_strand(setup);
   // How far the stage moved the hair: the same run without it.
   engine::HairSetup off = setup;
   off.interaction.enabled = false;
