@@ -158,44 +158,57 @@ HS_HD inline ClampMotion<Real> clamp_motion(const Clamp& c) {
   return m;
 }
 
-// Element i's own state (from an identity start) at `count` ascending lengths u(j), the series
-// summed piece after piece (APS, bound M) in one walk along the element, each point expanded from
-// the start of the APS piece that holds it (the pieces before it summed once for all points, not
-// once per point); visit(j, state). With `Moving`, its motion as its node curvatures move at
-// their rates (the velocity and the velocity-product acceleration); with C = 6, its derivatives
-// in its six coordinates (κ̂i then κ̂i+1); with C = 1, none.
+// A point of an element in the element's own frame: its position, its derivatives in the
+// element's C coordinates and its velocity (what the contacts and the output points read).
+template <class T, int C>
+struct ClothoidPoint {
+  Vector3<T> r, d[C], v;
+};
+
+// Element i's own state (from an identity start) at `count` ascending lengths u(j) < ℓ, visit(j,
+// point), and at its end, returned. The series summed piece after piece (APS, bound M) in one walk
+// along the element, each piece expanded once to its end: its centreline terms are scaled to the
+// piece's length h, so a point at t = τh in it is Σ x̃n τⁿ (Horner), the same series (Theorem 1)
+// summed at a shorter length, whose terms are smaller still (τ ≤ 1). With `Moving`, its motion as
+// its node curvatures move at their rates (the velocity and the velocity-product acceleration);
+// with C = 6, its derivatives in its six coordinates (κ̂i then κ̂i+1); with C = 1, none.
 template <bool Moving, int C, class Length, class Visit>
-HS_HD void element_states(const StrandState& s, int i, int count, Length&& u_of, Real aps_bound,
-                          Visit&& visit) {
+HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int count, Length&& u_of,
+                                            Real aps_bound, Visit&& visit) {
   const Real ell = s.length[i];
   const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
   const Vector3<Real> rate_a = Moving ? s.rate[i] : Vector3<Real>{};
   const Vector3<Real> rate_slope =
       Moving ? (Real(1) / ell) * (s.rate[i + 1] - s.rate[i]) : Vector3<Real>{};
-  auto no_record = [](int, const Vector3<Real>&, const Vector3<Real>&, const Vector3<Real>(&)[C],
-                      const Vector3<Real>&, const Vector3<Real>&) {};
+  ClothoidPoint<Real, C> term[kMaxTerms];  // the piece's scaled centreline terms
+  int terms = 0;
+  auto record = [&](int n, const Vector3<Real>& r, const Vector3<Real>&, const Vector3<Real>(&d)[C],
+                    const Vector3<Real>& v, const Vector3<Real>&) {
+    term[n].r = r, term[n].v = v;
+    for (int c = 0; c < C; ++c) term[n].d[c] = d[c];
+  };
   ClothoidState<Real, C> x = start_state<Real, C>();
   Real sigma = Real(0);
   int j = 0;
-  while (j < count) {
+  while (sigma < ell) {
     const PieceCurvature<Real, C> k = piece_curvature<C>(ka, gamma, rate_a, rate_slope, ell, sigma);
     const Real reach = subinterval_length(k.kappa0, gamma, aps_bound);
-    int terms = 0;
+    const Real h = sigma + reach < ell ? reach : ell - sigma;
+    expand_piece<Moving>(x, h, k, kMaxTerms, terms, record);
     for (; j < count; ++j) {
       const Real u = u_of(j);
-      if (!(u <= sigma + reach)) break;
-      if (!(u > sigma)) {
-        visit(j, x);
-        continue;
+      if (!(u < sigma + h) && sigma + h < ell) break;  // in a later piece
+      const Real tau = (u > sigma ? u - sigma : Real(0)) / h;
+      ClothoidPoint<Real, C> point = term[terms - 1];
+      for (int n = terms - 1; n-- > 0;) {
+        point.r = tau * point.r + term[n].r, point.v = tau * point.v + term[n].v;
+        for (int c = 0; c < C; ++c) point.d[c] = tau * point.d[c] + term[n].d[c];
       }
-      ClothoidState<Real, C> point = x;
-      expand_piece<Moving>(point, u - sigma, k, kMaxTerms, terms, no_record);
       visit(j, point);
     }
-    if (j == count) break;
-    expand_piece<Moving>(x, reach, k, kMaxTerms, terms, no_record);
-    sigma += reach;
+    sigma += h;
   }
+  return x;
 }
 
 // The centreline's point and velocity at each output point (arc lengths ascending), for the
@@ -217,22 +230,17 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
       if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
       ++points;
     }
-    ClothoidState<Real, 1> end;
-    auto u_of = [&](int j) {  // the points, capped at the element's end, then the end
-      const Real at = j < points ? st.scalar(st.a.sample, point + j) - element_start : ell;
+    auto u_of = [&](int j) {  // the points, capped at the element's end
+      const Real at = st.scalar(st.a.sample, point + j) - element_start;
       return at < ell ? at : ell;
     };
-    element_states<true, 1>(s, i, points + 1, u_of, aps_bound,
-                            [&](int j, const ClothoidState<Real, 1>& x) {
-                              if (j == points) {
-                                end = x;
-                                return;
-                              }
-                              st.set(st.a.x, point + j, r + R * x.frame.r);
-                              const Vector3<Real> v = r_dot + R_dot * x.frame.r + R * x.velocity.r;
-                              st.set(st.a.velocity, point + j, v);
-                              st.set(st.a.sampled_velocity, point + j, v);
-                            });
+    const ClothoidState<Real, 1> end = element_states<true, 1>(
+        s, i, points, u_of, aps_bound, [&](int j, const ClothoidPoint<Real, 1>& x) {
+          st.set(st.a.x, point + j, r + R * x.r);
+          const Vector3<Real> v = r_dot + R_dot * x.r + R * x.v;
+          st.set(st.a.velocity, point + j, v);
+          st.set(st.a.sampled_velocity, point + j, v);
+        });
     point += points;
     r_dot = r_dot + R_dot * end.frame.r + R * end.velocity.r;
     const Matrix3<Real> next_R_dot = R_dot * end.frame.R + R * end.velocity.R;
@@ -275,22 +283,17 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
   Real element_start = Real(0);
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
-    ClothoidState<Real, 6> end;
-    auto u_of = [&](int g) { return g < rule.rule_points ? rule.rule_nodes[g] * ell : ell; };
-    element_states<false, 6>(
-        s, i, rule.rule_points + 1, u_of, rule.M, [&](int g, const ClothoidState<Real, 6>& x) {
-          if (g == rule.rule_points) {
-            end = x;
-            return;
-          }
+    auto u_of = [&](int g) { return rule.rule_nodes[g] * ell; };
+    const ClothoidState<Real, 6> end = element_states<false, 6>(
+        s, i, rule.rule_points, u_of, rule.M, [&](int g, const ClothoidPoint<Real, 6>& x) {
           if (element_start + u_of(g) < contact_start) return;
-          const Vector3<Real> X = w.r + w.R * x.frame.r;
+          const Vector3<Real> X = w.r + w.R * x.r;
           // J: the start's columns moved to the point, then the element's own six.
           Vector3<Real> column[kMaxCoordinates];
           const int columns = 3 * i + 6;
-          for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.frame.r;
+          for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.r;
           for (int a = 3 * i + 3; a < columns; ++a) column[a] = Vector3<Real>{};
-          for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.tangent[c].r;
+          for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.d[c];
           Vector3<Real> v{};
           for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
           const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
