@@ -79,6 +79,7 @@ struct StepInput {
   RigidPose<T> head_pose;
   Real contact_thickness = 0;
   int contact_sweeps = 1000;
+  bool interaction = false;  // a hair-hair stage runs between the steps (add_interaction_impulses)
 };
 
 // Per strand and step (16 elements of 8 points); the engine refuses settings with more
@@ -361,6 +362,58 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
   solve_point_contacts(cs.contacts, m, in.contact_sweeps, velocity, apply);
 }
 
+// The hair-hair stage's velocity changes at the output points (velocity − sampled_velocity, the
+// stage between the steps changed `velocity`) taken as impulses m Δv at those points, answered as
+// a contact's: q̇ += A⁻¹ Σ Jᵀ m Δv, J each point's Jacobian on the state at the step's start, the
+// clamp at its end (A factored in scratch.mass), as the Super-Helix's kernels do. Returns whether
+// any point changed.
+template <class T>
+HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
+                                    const ClampMotion<Real>& clamp, StepScratch<Real>& scratch,
+                                    Real aps_bound) {
+  const int vertices = st.a.vertices;
+  bool changed = false;
+  for (int k = 0; k < 3 * vertices && !changed; ++k)
+    changed = st.rows(st.a.velocity)[k] != st.rows(st.a.sampled_velocity)[k];
+  if (!changed) return false;
+  const int n = 3 * (s.elements + 1);
+  Real impulse[kMaxCoordinates] = {};  // Σ Jᵀ m Δv
+  ChainWalk<Real>& w = scratch.walk;
+  for (int a = 0; a < n; ++a) w.dR[a] = Matrix3<Real>::zero(), w.dr[a] = Vector3<Real>{};
+  w.R = clamp.R, w.R_dot = clamp.R_dot, w.R_ddot = clamp.R_ddot;
+  w.r = clamp.r, w.r_dot = clamp.r_dot, w.r_ddot = clamp.r_ddot;
+  int point = 0;
+  Real element_start = Real(0);
+  for (int i = 0; i < s.elements; ++i) {
+    const Real ell = s.length[i];
+    const bool last = i + 1 == s.elements;
+    int points = 0;  // this element's output points, from `point` on (as sample_points places them)
+    while (point + points < vertices) {
+      const Real at = st.scalar(st.a.sample, point + points) - element_start;
+      if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
+      ++points;
+    }
+    auto u_of = [&](int j) {
+      const Real at = st.scalar(st.a.sample, point + j) - element_start;
+      return at < ell ? at : ell;
+    };
+    const ClothoidState<Real, 6> end = element_states<false, 6>(
+        s, i, points, u_of, aps_bound, [&](int j, const ClothoidPoint<Real, 6>& x) {
+          const Vector3<Real> p =
+              st.scalar(st.a.mass, point + j) *
+              (st.vec(st.a.velocity, point + j) - st.vec(st.a.sampled_velocity, point + j));
+          for (int a = 0; a < 3 * i + 3; ++a) impulse[a] += dot(w.dr[a] + w.dR[a] * x.r, p);
+          for (int c = 0; c < 6; ++c) impulse[3 * i + c] += dot(w.R * x.d[c], p);
+        });
+    point += points;
+    advance(w, end, i);
+    element_start += ell;
+  }
+  cholesky_solve(scratch.mass, n, kMaxCoordinates, impulse);
+  for (int a = 0; a < n; ++a) s.rate[a / 3][a % 3] += impulse[a];
+  return true;
+}
+
 // One strand's step: the semi-implicit rates, the contacts' impulses, q += h q̇, the output points
 // resampled.
 template <class T>
@@ -379,6 +432,7 @@ HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
   set.h = in.dt;
   const StepOutcome out = free_rates(s.shape(), s.rate, set, motion, loads, scratch);
   counts.truncated = out.series.truncated ? 1 : 0;
+  if (out.solved && in.interaction) add_interaction_impulses(st, s, motion, scratch, loads.M);
   if (out.solved) resolve_contacts(st, in, s, motion, scratch, contacts, counts);
   move(s.elements, s.kappa, s.rate, in.dt);
   for (int i = 0; i <= s.elements; ++i) {

@@ -87,6 +87,7 @@ SuperClothoidEngine<T>::SuperClothoidEngine(const engine::HairSetup& setup, engi
     input_.colliders[c] = engine::convert_collider<T>(colliders[std::size_t(c)]);
   input_.contact_thickness = 0;
   input_.contact_sweeps = settings.contact_sweeps;
+  input_.interaction = setup.interaction.enabled;
 }
 
 template <class T>
