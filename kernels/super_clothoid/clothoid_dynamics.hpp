@@ -54,6 +54,9 @@ struct Loads {
   int rule_points = 8;
   A rule_nodes[kMaxRulePoints] = {}, rule_weights[kMaxRulePoints] = {};
   A M = 10;  // APS bound λ ≤ M (eq. 14)
+  // Where the series stop (expand_piece): the arithmetic's precision unless the results are stored
+  // coarser (the engine: a thousandth of float's epsilon for float storage).
+  A series_tolerance = series_epsilon<A>();
 };
 
 // One strand: N elements of lengths ℓi, node curvatures κ̂i and rates (N + 1 each), ρS.
@@ -363,9 +366,9 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
       };
       int terms = 0;
       if (moving)
-        expand_piece<true>(x, h, k, kMaxTerms, terms, record);
+        expand_piece<true>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
       else
-        expand_piece<false>(x, h, k, kMaxTerms, terms, record);
+        expand_piece<false>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
       report.most_terms = terms > report.most_terms ? terms : report.most_terms;
       report.truncated = report.truncated || terms >= kMaxTerms;
       add_piece(in, s, loads, w, piece, h);

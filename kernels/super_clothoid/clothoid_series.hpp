@@ -66,6 +66,14 @@ HS_HD T max_norm(const Matrix3<T>& a) {
   return m;
 }
 
+// Where a series stops by default: its terms below the arithmetic's precision (relative to 1, the
+// size of a rotation's entries). A caller whose results are stored in a coarser type passes that
+// type's (the kernels: series_epsilon for their storage, docs/models/super-clothoids.md).
+template <class T>
+HS_HD constexpr T series_epsilon() {
+  return sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
+}
+
 // The series summed from `start` over a length s with curvature κ̂0 at the start and slope γ,
 // term after term until two successive frame terms fall below the precision (relative to 1, the
 // size of a rotation's entries), at most `max_terms`. `terms` returns how many were added.
@@ -73,7 +81,7 @@ template <class T>
 HS_HD ClothoidFrame<T> sum_series(const ClothoidFrame<T>& start, T s, const Vector3<T>& kappa0,
                                   const Vector3<T>& gamma, int max_terms, int& terms) {
   const Matrix3<T> K = cross_matrix(kappa0), G = cross_matrix(gamma);
-  const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
+  const T eps = series_epsilon<T>();
   Matrix3<T> prev = start.R;           // R̃n
   Matrix3<T> cur = s * (start.R * K);  // R̃n+1
   ClothoidFrame<T> sum{start.R + cur, start.r + s * Vector3<T>{prev(0, 0), prev(1, 0), prev(2, 0)}};
@@ -152,10 +160,9 @@ HS_HD PieceCurvature<T, C> piece_curvature(const Vector3<T>& ka, const Vector3<T
 // taken as zero (no rate, at rest at the start) and its products skipped.
 template <bool Moving, class T, int C, class Record>
 HS_HD void expand_piece(ClothoidState<T, C>& x, T s, const PieceCurvature<T, C>& k, int max_terms,
-                        int& terms, Record&& record) {
+                        int& terms, Record&& record, T eps = series_epsilon<T>()) {
   const Matrix3<T> K = cross_matrix(k.kappa0), G = cross_matrix(k.gamma);
   const Matrix3<T> Av = cross_matrix(k.rate_a), Bv = cross_matrix(k.rate_b);
-  const T eps = sizeof(T) == sizeof(float) ? T(6e-8) : T(1.2e-16);
   auto e0 = [](const Matrix3<T>& m) { return Vector3<T>{m(0, 0), m(1, 0), m(2, 0)}; };
   Matrix3<T> A[C], B[C];
   // (previous, current) general terms of R, D, Ṙ, R̈.

@@ -175,7 +175,7 @@ struct ClothoidPoint {
 // with C = 6, its derivatives in its six coordinates (κ̂i then κ̂i+1); with C = 1, none.
 template <bool Moving, int C, class Length, class Visit>
 HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int count, Length&& u_of,
-                                            Real aps_bound, Visit&& visit) {
+                                            const Loads<Real>& loads, Visit&& visit) {
   const Real ell = s.length[i];
   const Vector3<Real> ka = s.kappa[i], gamma = (Real(1) / ell) * (s.kappa[i + 1] - ka);
   const Vector3<Real> rate_a = Moving ? s.rate[i] : Vector3<Real>{};
@@ -193,9 +193,9 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
   int j = 0;
   while (sigma < ell) {
     const PieceCurvature<Real, C> k = piece_curvature<C>(ka, gamma, rate_a, rate_slope, ell, sigma);
-    const Real reach = subinterval_length(k.kappa0, gamma, aps_bound);
+    const Real reach = subinterval_length(k.kappa0, gamma, loads.M);
     const Real h = sigma + reach < ell ? reach : ell - sigma;
-    expand_piece<Moving>(x, h, k, kMaxTerms, terms, record);
+    expand_piece<Moving>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
     for (; j < count; ++j) {
       const Real u = u_of(j);
       if (!(u < sigma + h) && sigma + h < ell) break;  // in a later piece
@@ -217,7 +217,7 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
 // velocities at each start), each point expanded from its element's start.
 template <class T>
 HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
-                         const ClampMotion<Real>& clamp, Real aps_bound) {
+                         const ClampMotion<Real>& clamp, const Loads<Real>& loads) {
   Matrix3<Real> R = clamp.R, R_dot = clamp.R_dot;
   Vector3<Real> r = clamp.r, r_dot = clamp.r_dot;
   int point = 0;
@@ -236,7 +236,7 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
       return at < ell ? at : ell;
     };
     const ClothoidState<Real, 1> end = element_states<true, 1>(
-        s, i, points, u_of, aps_bound, [&](int j, const ClothoidPoint<Real, 1>& x) {
+        s, i, points, u_of, loads, [&](int j, const ClothoidPoint<Real, 1>& x) {
           st.set(st.a.x, point + j, r + R * x.r);
           const Vector3<Real> v = r_dot + R_dot * x.r + R * x.v;
           st.set(st.a.velocity, point + j, v);
@@ -286,7 +286,7 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
     const Real ell = s.length[i];
     auto u_of = [&](int g) { return rule.rule_nodes[g] * ell; };
     const ClothoidState<Real, 6> end = element_states<false, 6>(
-        s, i, rule.rule_points, u_of, rule.M, [&](int g, const ClothoidPoint<Real, 6>& x) {
+        s, i, rule.rule_points, u_of, rule, [&](int g, const ClothoidPoint<Real, 6>& x) {
           if (element_start + u_of(g) < contact_start) return;
           const Vector3<Real> X = w.r + w.R * x.r;
           // J: the start's columns moved to the point, then the element's own six.
@@ -370,7 +370,7 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
 template <class T>
 HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
                                     const ClampMotion<Real>& clamp, StepScratch<Real>& scratch,
-                                    Real aps_bound) {
+                                    const Loads<Real>& loads) {
   const int vertices = st.a.vertices;
   bool changed = false;
   for (int k = 0; k < 3 * vertices && !changed; ++k)
@@ -398,7 +398,7 @@ HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
       return at < ell ? at : ell;
     };
     const ClothoidState<Real, 6> end = element_states<false, 6>(
-        s, i, points, u_of, aps_bound, [&](int j, const ClothoidPoint<Real, 6>& x) {
+        s, i, points, u_of, loads, [&](int j, const ClothoidPoint<Real, 6>& x) {
           const Vector3<Real> p =
               st.scalar(st.a.mass, point + j) *
               (st.vec(st.a.velocity, point + j) - st.vec(st.a.sampled_velocity, point + j));
@@ -432,7 +432,7 @@ HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
   set.h = in.dt;
   const StepOutcome out = free_rates(s.shape(), s.rate, set, motion, loads, scratch);
   counts.truncated = out.series.truncated ? 1 : 0;
-  if (out.solved && in.interaction) add_interaction_impulses(st, s, motion, scratch, loads.M);
+  if (out.solved && in.interaction) add_interaction_impulses(st, s, motion, scratch, loads);
   if (out.solved) resolve_contacts(st, in, s, motion, scratch, contacts, counts);
   move(s.elements, s.kappa, s.rate, in.dt);
   for (int i = 0; i <= s.elements; ++i) {
@@ -443,7 +443,7 @@ HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
     st.set(st.a.curvature, i, k);
     st.set(st.a.rate, i, s.rate[i]);
   }
-  sample_points(st, s, motion, loads.M);
+  sample_points(st, s, motion, loads);
   return counts;
 }
 
