@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -256,6 +257,8 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   });
   const std::filesystem::path out = output_folder(a);
   check_output_folder(out);
+  std::error_code ec;
+  const bool new_folder = !std::filesystem::exists(out, ec);
   const OutputLock lock(out);
   if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
   if (sc.pushed_out > 0)
@@ -274,6 +277,15 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   engine::HairRunResult result;
   try {
     result = engine::run_hair_scene(sc, out, control);
+  } catch (const Error&) {
+    // Bad input the simulator found before the run wrote anything (a model's own settings
+    // check): the folder this run made holds only its lock, and goes with it (no partial output).
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (new_folder && std::distance(std::filesystem::directory_iterator(out, ec),
+                                    std::filesystem::directory_iterator()) == 1)
+      std::filesystem::remove_all(out, ec);
+    throw;
   } catch (...) {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);

@@ -1,10 +1,13 @@
 // Model "super_clothoid" in the model table (engine/model.hpp): single-rod scenes on the
-// reference, hairstyles on the reference (a rod per strand).
+// reference, hairstyles on the reference (a rod per strand) and on the batched kernels (cpu,
+// cuda).
 #include "models/super_clothoid/super_clothoid_model.hpp"
 
 #include <array>
 
+#include "engine/batched_simulator.hpp"
 #include "engine/rod_reference_simulator.hpp"
+#include "models/super_clothoid/super_clothoid_engine.hpp"
 #include "models/super_clothoid/super_clothoid_rods.hpp"
 #include "reference/super_clothoid/super_clothoid_scene.hpp"
 
@@ -17,10 +20,6 @@ using engine::HairSetup;
 void check_supported(const HairSetup& setup) {
   if (setup.head.twist_rate != 0 || setup.head.twist_amplitude != 0)
     throw Error("head.motion", "model 'super_clothoid' takes no twist of the head");
-  if (setup.interaction.enabled)
-    throw Error("interaction.enabled",
-                "model 'super_clothoid' runs on the reference backend, which takes no hair-hair "
-                "interaction");
 }
 
 // A hairstyle on the reference: one ClothoidRod per strand, the output points at equal arc
@@ -45,11 +44,12 @@ struct ClothoidRods {
 };
 
 std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
-                                                  engine::Precision) {
+                                                  engine::Precision precision) {
   check_supported(setup);
-  if (backend != engine::Backend::reference)
-    throw Error("backend", "model 'super_clothoid' runs hairstyles on the reference backend only");
-  return std::make_unique<engine::RodReferenceSimulator<ClothoidRods>>(setup, clothoid_rods(setup));
+  if (backend == engine::Backend::reference)
+    return std::make_unique<engine::RodReferenceSimulator<ClothoidRods>>(setup,
+                                                                         clothoid_rods(setup));
+  return engine::make_batched_simulator<SuperClothoidEngine>(setup, backend, precision);
 }
 
 // solver.*: the reduced models' settings (engine/reduced_rod_settings.hpp).
@@ -77,7 +77,7 @@ engine::Model super_clothoid_model() {
       [](const nlohmann::json& doc, const std::filesystem::path& dir) {
         return std::make_unique<Scene>(super_clothoid::parse_super_clothoid_scene(doc, dir));
       });
-  m.backends = {engine::Backend::reference};
+  m.backends = {engine::Backend::reference, engine::Backend::cpu, engine::Backend::cuda};
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
   m.summary = summary;
