@@ -14,12 +14,10 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
-#include <memory>
 #include <string>
 
 #include "engine/batched_simulator.hpp"
 #include "models/super_clothoid/super_clothoid_engine.hpp"
-#include "models/super_clothoid/super_clothoid_rods.hpp"
 #include "simulator_parity_case.hpp"
 
 namespace hairsim::test {
@@ -29,11 +27,9 @@ enum class ClothoidCollider { none, sphere, mesh };
 inline void expect_clothoid_kernels_follow_reference(engine::Backend backend,
                                                      ClothoidCollider collider) {
   engine::HairSetup setup = simulator_parity_setup(engine::Integrator::implicit);
-  // 8 elements a strand (the model's default for hairstyles is 16): the case the parity
-  // bounds were measured on, at half the cost.
-  auto settings = std::make_shared<models::SuperClothoidSettings>();
-  settings->elements = 8;
-  setup.model_settings = settings;
+  // The model's parity settings: 8 elements a strand (16 for hairstyles), the case the issue's
+  // parity bounds were measured on, at half the cost.
+  setup.model_settings = engine::find_model("super_clothoid").parity_settings();
   if (collider == ClothoidCollider::none) setup.colliders.clear();
   if (collider == ClothoidCollider::mesh) setup = with_mesh_head(setup);
   setup.dt = 1e-3;

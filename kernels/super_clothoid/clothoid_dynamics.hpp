@@ -292,6 +292,15 @@ HS_HD void assemble(A* mass, int stride, A* forces, const ElementIntegrals<A>& i
   }
 }
 
+// The walk at the clamp: its frame, point and motion, no derivative yet in any of the n
+// coordinates.
+template <class A>
+HS_HD void start_walk(ChainWalk<A>& w, const ClampMotion<A>& clamp, int n) {
+  for (int a = 0; a < n; ++a) w.dR[a] = Matrix3<A>::zero(), w.dr[a] = Vector3<A>{};
+  w.R = clamp.R, w.R_dot = clamp.R_dot, w.R_ddot = clamp.R_ddot;
+  w.r = clamp.r, w.r_dot = clamp.r_dot, w.r_ddot = clamp.r_ddot;
+}
+
 // Past element i, whose local state at its end is x (from an identity start): the start's
 // derivatives and motion composed (R = R0 E, r = r0 + R0 p; Ṙ = Ṙ0 E + R0 Ė, ...).
 template <class A>
@@ -335,11 +344,8 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
   for (int a = 0; a < n; ++a) {
     forces[a] = A(0);
     for (int b = 0; b < n; ++b) mass[a * stride + b] = A(0);
-    w.dR[a] = Matrix3<A>::zero();
-    w.dr[a] = Vector3<A>{};
   }
-  w.R = clamp.R, w.R_dot = clamp.R_dot, w.R_ddot = clamp.R_ddot;
-  w.r = clamp.r, w.r_dot = clamp.r_dot, w.r_ddot = clamp.r_ddot;
+  start_walk(w, clamp, n);
   SeriesReport report;
   ElementIntegrals<A> in;
   for (int i = 0; i < s.elements; ++i) {

@@ -212,6 +212,19 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
   return x;
 }
 
+// How many output points from `point` on lie on the element that starts at arc length `start`
+// (length ℓ; the last element takes the rest).
+template <class T>
+HS_HD int element_points(const ClothoidStrand<T>& st, int point, Real start, Real ell, bool last) {
+  int points = 0;
+  while (point + points < st.a.vertices) {
+    const Real at = st.scalar(st.a.sample, point + points) - start;
+    if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
+    ++points;
+  }
+  return points;
+}
+
 // The centreline's point and velocity at each output point (arc lengths ascending), for the
 // state `s` and the clamp's motion: the chain walked element by element (frame, point and their
 // velocities at each start), each point expanded from its element's start.
@@ -224,13 +237,7 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
   Real element_start = Real(0);
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
-    const bool last = i + 1 == s.elements;
-    int points = 0;  // this element's output points, from `point` on
-    while (point + points < st.a.vertices) {
-      const Real at = st.scalar(st.a.sample, point + points) - element_start;
-      if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
-      ++points;
-    }
+    const int points = element_points(st, point, element_start, ell, i + 1 == s.elements);
     auto u_of = [&](int j) {  // the points, capped at the element's end
       const Real at = st.scalar(st.a.sample, point + j) - element_start;
       return at < ell ? at : ell;
@@ -277,9 +284,7 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
   Real shortest = s.length[0];
   for (int i = 1; i < s.elements; ++i) shortest = s.length[i] < shortest ? s.length[i] : shortest;
   ChainWalk<Real>& w = scratch.walk;
-  for (int a = 0; a < n; ++a) w.dR[a] = Matrix3<Real>::zero(), w.dr[a] = Vector3<Real>{};
-  w.R = clamp.R, w.R_dot = clamp.R_dot, w.R_ddot = clamp.R_ddot;
-  w.r = clamp.r, w.r_dot = clamp.r_dot, w.r_ddot = clamp.r_ddot;
+  start_walk(w, clamp, n);
   int m = 0;
   Real element_start = Real(0);
   for (int i = 0; i < s.elements; ++i) {
@@ -379,20 +384,12 @@ HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
   const int n = 3 * (s.elements + 1);
   Real impulse[kMaxCoordinates] = {};  // Σ Jᵀ m Δv
   ChainWalk<Real>& w = scratch.walk;
-  for (int a = 0; a < n; ++a) w.dR[a] = Matrix3<Real>::zero(), w.dr[a] = Vector3<Real>{};
-  w.R = clamp.R, w.R_dot = clamp.R_dot, w.R_ddot = clamp.R_ddot;
-  w.r = clamp.r, w.r_dot = clamp.r_dot, w.r_ddot = clamp.r_ddot;
+  start_walk(w, clamp, n);
   int point = 0;
   Real element_start = Real(0);
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
-    const bool last = i + 1 == s.elements;
-    int points = 0;  // this element's output points, from `point` on (as sample_points places them)
-    while (point + points < vertices) {
-      const Real at = st.scalar(st.a.sample, point + points) - element_start;
-      if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
-      ++points;
-    }
+    const int points = element_points(st, point, element_start, ell, i + 1 == s.elements);
     auto u_of = [&](int j) {
       const Real at = st.scalar(st.a.sample, point + j) - element_start;
       return at < ell ? at : ell;
