@@ -225,6 +225,24 @@ HS_HD int element_points(const ClothoidStrand<T>& st, int point, Real start, Rea
   return points;
 }
 
+// Output point `point`'s arc length on the element that starts at `start`, capped at its length ℓ.
+template <class T>
+HS_HD Real output_arc(const ClothoidStrand<T>& st, int point, Real start, Real ell) {
+  const Real at = st.scalar(st.a.sample, point) - start;
+  return at < ell ? at : ell;
+}
+
+// A point's Jacobian J = ∂x/∂q on element i (3 x n, as n columns) from the walk at the element's
+// start: the start's columns moved to the point, then the element's own six (κ̂i, κ̂i+1) added;
+// the columns past them are zero and not written. Returns how many are written (3i + 6).
+HS_HD inline int point_jacobian(const ChainWalk<Real>& w, const ClothoidPoint<Real, 6>& x, int i,
+                                Vector3<Real>* column) {
+  for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.r;
+  for (int a = 3 * i + 3; a < 3 * i + 6; ++a) column[a] = Vector3<Real>{};
+  for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.d[c];
+  return 3 * i + 6;
+}
+
 // The centreline's point and velocity at each output point (arc lengths ascending), for the
 // state `s` and the clamp's motion: the chain walked element by element (frame, point and their
 // velocities at each start), each point expanded from its element's start.
@@ -238,10 +256,7 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
     const int points = element_points(st, point, element_start, ell, i + 1 == s.elements);
-    auto u_of = [&](int j) {  // the points, capped at the element's end
-      const Real at = st.scalar(st.a.sample, point + j) - element_start;
-      return at < ell ? at : ell;
-    };
+    auto u_of = [&](int j) { return output_arc(st, point + j, element_start, ell); };
     const ClothoidState<Real, 1> end = element_states<true, 1>(
         s, i, points, u_of, loads, [&](int j, const ClothoidPoint<Real, 1>& x) {
           st.set(st.a.x, point + j, r + R * x.r);
@@ -294,12 +309,8 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
         s, i, rule.rule_points, u_of, rule, [&](int g, const ClothoidPoint<Real, 6>& x) {
           if (element_start + u_of(g) < contact_start) return;
           const Vector3<Real> X = w.r + w.R * x.r;
-          // J: the start's columns moved to the point, then the element's own six.
           Vector3<Real> column[kMaxCoordinates];
-          const int columns = 3 * i + 6;
-          for (int a = 0; a < 3 * i + 3; ++a) column[a] = w.dr[a] + w.dR[a] * x.r;
-          for (int a = 3 * i + 3; a < columns; ++a) column[a] = Vector3<Real>{};
-          for (int c = 0; c < 6; ++c) column[3 * i + c] += w.R * x.d[c];
+          const int columns = point_jacobian(w, x, i, column);
           Vector3<Real> v{};
           for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
           const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
@@ -390,17 +401,15 @@ HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
   for (int i = 0; i < s.elements; ++i) {
     const Real ell = s.length[i];
     const int points = element_points(st, point, element_start, ell, i + 1 == s.elements);
-    auto u_of = [&](int j) {
-      const Real at = st.scalar(st.a.sample, point + j) - element_start;
-      return at < ell ? at : ell;
-    };
+    auto u_of = [&](int j) { return output_arc(st, point + j, element_start, ell); };
     const ClothoidState<Real, 6> end = element_states<false, 6>(
         s, i, points, u_of, loads, [&](int j, const ClothoidPoint<Real, 6>& x) {
           const Vector3<Real> p =
               st.scalar(st.a.mass, point + j) *
               (st.vec(st.a.velocity, point + j) - st.vec(st.a.sampled_velocity, point + j));
-          for (int a = 0; a < 3 * i + 3; ++a) impulse[a] += dot(w.dr[a] + w.dR[a] * x.r, p);
-          for (int c = 0; c < 6; ++c) impulse[3 * i + c] += dot(w.R * x.d[c], p);
+          Vector3<Real> column[kMaxCoordinates];
+          const int columns = point_jacobian(w, x, i, column);
+          for (int a = 0; a < columns; ++a) impulse[a] += dot(column[a], p);
         });
     point += points;
     advance(w, end, i);

@@ -274,25 +274,26 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   engine::RunControl control{&std::cout, isatty(STDOUT_FILENO) == 1, &g_stop_requested,
                              !a.resume.empty()};
   if (control.resume) std::cout << "resuming from " << (out / "checkpoint.bin").string() << "\n";
+  auto default_signals = [] {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  };
   engine::HairRunResult result;
   try {
     result = engine::run_hair_scene(sc, out, control);
   } catch (const Error&) {
     // Bad input the simulator found before the run wrote anything (a model's own settings
     // check): the folder this run made holds only its lock, and goes with it (no partial output).
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    default_signals();
     if (new_folder && std::distance(std::filesystem::directory_iterator(out, ec),
                                     std::filesystem::directory_iterator()) == 1)
       std::filesystem::remove_all(out, ec);
     throw;
   } catch (...) {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    default_signals();
     throw;
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  default_signals();
   for (const auto& file : result.written) std::cout << file.string() << "\n";
   if (!sc.output.frames.empty()) std::cout << (out / "frames").string() << "/\n";
   if (sc.output.png_every > 0) std::cout << (out / "png").string() << "/\n";

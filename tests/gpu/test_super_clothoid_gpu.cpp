@@ -1,8 +1,8 @@
 // The batched Super Space Clothoid on the cuda backend against its reference (label gpu): issue
 // 21's parity case (tests/super_clothoid_parity_case.hpp) with the head sphere and with the head
-// mesh (its distance grid on the device). Skips, saying why, without CUDA or a device. Not yet
-// run on a device: the kernel takes a 419 KB stack frame a thread (docs/models/super-clothoids.md),
-// which this test is the first to launch.
+// mesh (its distance grid on the device). Skips, saying why, without CUDA or a device. Passed on
+// an H200 (2026-11-26: 7.3e-10 / 2.8e-10 L double, 2.3e-6 L float) in 102 s alone; the kernel's
+// ~430 KB stack frame a thread makes the driver reserve ~111 GB (docs/models/super-clothoids.md).
 #include <gtest/gtest.h>
 
 #include "super_clothoid_parity_case.hpp"
