@@ -212,24 +212,29 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
   return x;
 }
 
-// How many output points from `point` on lie on the element that starts at arc length `start`
-// (length ℓ; the last element takes the rest).
-template <class T>
-HS_HD int element_points(const ClothoidStrand<T>& st, int point, Real start, Real ell, bool last) {
-  int points = 0;
-  while (point + points < st.a.vertices) {
-    const Real at = st.scalar(st.a.sample, point + points) - start;
-    if (!(at <= ell * (Real(1) + Real(1e-12)) || last)) break;
-    ++points;
+// Every output point (arc lengths ascending) element by element: each element's points in its
+// own frame, visit(i, point, state) (an output point past the last element's end taken at it),
+// then finish(i, the element's end state) before the next element (a caller carries its chain
+// there).
+template <bool Moving, int C, class T, class Visit, class Finish>
+HS_HD void for_each_output_point(const ClothoidStrand<T>& st, const StrandState& s,
+                                 const Loads<Real>& loads, Visit&& visit, Finish&& finish) {
+  int point = 0;
+  Real start = Real(0);
+  for (int i = 0; i < s.elements; ++i) {
+    const Real ell = s.length[i];
+    const bool last = i + 1 == s.elements;
+    auto arc = [&](int j) { return st.scalar(st.a.sample, point + j) - start; };
+    int points = 0;  // this element's, from `point` on
+    while (point + points < st.a.vertices && (last || arc(points) <= ell * (Real(1) + Real(1e-12))))
+      ++points;
+    auto u_of = [&](int j) { return arc(j) < ell ? arc(j) : ell; };
+    finish(i, element_states<Moving, C>(
+                  s, i, points, u_of, loads,
+                  [&](int j, const ClothoidPoint<Real, C>& x) { visit(i, point + j, x); }));
+    point += points;
+    start += ell;
   }
-  return points;
-}
-
-// Output point `point`'s arc length on the element that starts at `start`, capped at its length ℓ.
-template <class T>
-HS_HD Real output_arc(const ClothoidStrand<T>& st, int point, Real start, Real ell) {
-  const Real at = st.scalar(st.a.sample, point) - start;
-  return at < ell ? at : ell;
 }
 
 // A point's Jacobian J = ∂x/∂q on element i (3 x n, as n columns) from the walk at the element's
@@ -251,27 +256,21 @@ HS_HD void sample_points(const ClothoidStrand<T>& st, const StrandState& s,
                          const ClampMotion<Real>& clamp, const Loads<Real>& loads) {
   Matrix3<Real> R = clamp.R, R_dot = clamp.R_dot;
   Vector3<Real> r = clamp.r, r_dot = clamp.r_dot;
-  int point = 0;
-  Real element_start = Real(0);
-  for (int i = 0; i < s.elements; ++i) {
-    const Real ell = s.length[i];
-    const int points = element_points(st, point, element_start, ell, i + 1 == s.elements);
-    auto u_of = [&](int j) { return output_arc(st, point + j, element_start, ell); };
-    const ClothoidState<Real, 1> end = element_states<true, 1>(
-        s, i, points, u_of, loads, [&](int j, const ClothoidPoint<Real, 1>& x) {
-          st.set(st.a.x, point + j, r + R * x.r);
-          const Vector3<Real> v = r_dot + R_dot * x.r + R * x.v;
-          st.set(st.a.velocity, point + j, v);
-          st.set(st.a.sampled_velocity, point + j, v);
-        });
-    point += points;
-    r_dot = r_dot + R_dot * end.frame.r + R * end.velocity.r;
-    const Matrix3<Real> next_R_dot = R_dot * end.frame.R + R * end.velocity.R;
-    r = r + R * end.frame.r;
-    R = R * end.frame.R;
-    R_dot = next_R_dot;
-    element_start += ell;
-  }
+  for_each_output_point<true, 1>(
+      st, s, loads,
+      [&](int, int point, const ClothoidPoint<Real, 1>& x) {
+        st.set(st.a.x, point, r + R * x.r);
+        const Vector3<Real> v = r_dot + R_dot * x.r + R * x.v;
+        st.set(st.a.velocity, point, v);
+        st.set(st.a.sampled_velocity, point, v);
+      },
+      [&](int, const ClothoidState<Real, 1>& end) {
+        r_dot = r_dot + R_dot * end.frame.r + R * end.velocity.r;
+        const Matrix3<Real> next_R_dot = R_dot * end.frame.R + R * end.velocity.R;
+        r = r + R * end.frame.r;
+        R = R * end.frame.R;
+        R_dot = next_R_dot;
+      });
 }
 
 struct StepCounts {
@@ -396,25 +395,17 @@ HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
   Real impulse[kMaxCoordinates] = {};  // Σ Jᵀ m Δv
   ChainWalk<Real>& w = scratch.walk;
   start_walk(w, clamp, n);
-  int point = 0;
-  Real element_start = Real(0);
-  for (int i = 0; i < s.elements; ++i) {
-    const Real ell = s.length[i];
-    const int points = element_points(st, point, element_start, ell, i + 1 == s.elements);
-    auto u_of = [&](int j) { return output_arc(st, point + j, element_start, ell); };
-    const ClothoidState<Real, 6> end = element_states<false, 6>(
-        s, i, points, u_of, loads, [&](int j, const ClothoidPoint<Real, 6>& x) {
-          const Vector3<Real> p =
-              st.scalar(st.a.mass, point + j) *
-              (st.vec(st.a.velocity, point + j) - st.vec(st.a.sampled_velocity, point + j));
-          Vector3<Real> column[kMaxCoordinates];
-          const int columns = point_jacobian(w, x, i, column);
-          for (int a = 0; a < columns; ++a) impulse[a] += dot(column[a], p);
-        });
-    point += points;
-    advance(w, end, i);
-    element_start += ell;
-  }
+  for_each_output_point<false, 6>(
+      st, s, loads,
+      [&](int i, int point, const ClothoidPoint<Real, 6>& x) {
+        const Vector3<Real> p =
+            st.scalar(st.a.mass, point) *
+            (st.vec(st.a.velocity, point) - st.vec(st.a.sampled_velocity, point));
+        Vector3<Real> column[kMaxCoordinates];
+        const int columns = point_jacobian(w, x, i, column);
+        for (int a = 0; a < columns; ++a) impulse[a] += dot(column[a], p);
+      },
+      [&](int i, const ClothoidState<Real, 6>& end) { advance(w, end, i); });
   cholesky_solve(scratch.mass, n, kMaxCoordinates, impulse);
   for (int a = 0; a < n; ++a) s.rate[a / 3][a % 3] += impulse[a];
   return true;
