@@ -21,7 +21,8 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
   const engine::ShapeFits<super_clothoid::ClothoidFit> fits =
       engine::fit_each_shape_once<super_clothoid::ClothoidFit>(
           setup.strands, [&](std::span<const Vec3> points) {
-            return super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements);
+            return super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements,
+                                                {}, colliders);
           });
 #pragma omp parallel for schedule(static)
   for (std::size_t s = 0; s < rods.size(); ++s) {
