@@ -1069,6 +1069,7 @@ TEST(SuperClothoidContacts, CoulombFrictionHoldsTheRodOnASlope) {
 }  // namespace hairsim::super_clothoid
 
 #include "reference/super_clothoid/clothoid_fit.hpp"
+#include "scene/rod_scene.hpp"
 
 namespace hairsim::super_clothoid {
 namespace {
@@ -1106,6 +1107,29 @@ TEST(SuperClothoidFit, HelixAndWavePolylinesAreFitted) {
     previous = fit.max_error;
   }
   EXPECT_LE(previous, 1e-4);  // 40 elements: 8 per wavelength
+}
+
+TEST(SuperClothoidFit, SmoothArcLengthsOfCurlsAndHairpins) {
+  // The fits' arc lengths (scene::smooth_arc_lengths, shared with the Super-Helix): each chord
+  // lengthened by (κ|e|)²/24, the first terms of a circle's arc over its chord. 12 points a turn
+  // on a circle of 1 cm: the arc to within 1e-3 of 2πr (11/12 turn; the chords alone are 1.1 %
+  // short). A hairpin (a vertex turning π − 1e-4) counted its 5 mm chords as 300 km of arc before
+  // the turn over a chord was capped at π: each chord now counts at most 1 + π²/24 times.
+  const double r = 0.01;
+  std::vector<Vec3> circle;
+  for (int i = 0; i < 12; ++i)
+    circle.push_back(r * Vec3(std::cos(2 * M_PI * i / 12), std::sin(2 * M_PI * i / 12), 0));
+  const double arc = 2 * M_PI * r * 11 / 12;
+  const std::vector<double> s = scene::smooth_arc_lengths(circle);
+  std::cout << "circle: " << s.back() << " m for " << arc << " m of arc\n";
+  EXPECT_NEAR(s.back(), arc, 1e-3 * arc);
+  const std::vector<Vec3> hairpin{Vec3(0, 0, 0), Vec3(0.005, 0, 0),
+                                  Vec3(0, 0.005 * std::sin(1e-4), 0)};
+  const std::vector<double> h = scene::smooth_arc_lengths(hairpin);
+  const double chords = 0.005 + (hairpin[2] - hairpin[1]).norm();
+  std::cout << "hairpin: " << h.back() << " m for " << chords << " m of chords\n";
+  EXPECT_LE(h.back(), chords * (1 + M_PI * M_PI / 24) + 1e-15);
+  EXPECT_GE(h.back(), chords);
 }
 
 TEST(SuperClothoidFit, AFitKeepsItsCentrelineOutOfTheColliders) {
