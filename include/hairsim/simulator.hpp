@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -178,6 +179,10 @@ class Simulator {
   virtual std::string device() const = 0;  // "CPU model, N threads" or the GPU's name
   // The hair-hair interaction stage's work (zeros when setup.interaction is off).
   virtual InteractionStats interaction_stats() const { return {}; }
+  // What setting the strands up measured, by name (none for most models): the reduced models fit
+  // elements to each strand, "fit_max_error_m" the largest distance of a strand point from its
+  // fit (m).
+  virtual std::vector<std::pair<std::string, double>> setup_measures() const { return {}; }
 
   // Checkpoints: the complete state, bit for bit (every model variable, the step count and the
   // counters), as bytes for this build on this kind of machine. restore_state() on a simulator

@@ -9,6 +9,8 @@
 //   typename Batch::Arrays layout(int strands, int vertices, int tile_width) const;
 //   void load(HostBatch<Batch>&, const HairSetup&) const;  // every strand at rest
 //   typename Batch::Parameters parameters(double t);       // the step from time t
+//   // optional: what load() measured (Simulator::setup_measures)
+//   std::vector<std::pair<std::string, double>> setup_measures() const;
 #include <omp.h>
 
 #include <chrono>
@@ -72,6 +74,9 @@ class HostSimulator final : public Simulator {
     ++steps_;
   }
   InteractionStats interaction_stats() const override { return stats_; }
+  std::vector<std::pair<std::string, double>> setup_measures() const override {
+    return engine_setup_measures(engine_);
+  }
   // The stage's grid of the last step (tests, the density slice).
   const HostInteraction<typename Batch::Scalar>& interaction_stage() const { return stage_; }
   StepCounters counts() override { return batch_counters<Batch>(totals_); }

@@ -85,6 +85,9 @@ class CudaSimulator final : public Simulator {
     ++steps_;
   }
   InteractionStats interaction_stats() const override { return stats_; }
+  std::vector<std::pair<std::string, double>> setup_measures() const override {
+    return engine_setup_measures(engine_);
+  }
 
   // Synchronises. A failed solve since the last call is thrown here, naming the earliest step
   // and its lowest strand that failed (the steps run ahead of the host).

@@ -710,6 +710,7 @@ class HairRun {
       const double strand_steps = double(sim_->strands()) * double(steps);
       s["solver"] = model.summary(sc_.setup, sc_.options, counts, strand_steps);
     }
+    for (const auto& [name, value] : sim_->setup_measures()) s["setup"][name] = value;
     s["energy"] = measures_.trace;
     if (sc_.output.checkpoint_every > 0 || resumed_from_ >= 0)
       s["checkpoint"] = {{"every", sc_.output.checkpoint_every},

@@ -31,9 +31,12 @@ class RodReferenceSimulator final : public Simulator {
  public:
   using Rod = typename Rods::Rod;
 
-  RodReferenceSimulator(const HairSetup& setup, std::vector<Rod> rods)
+  // `measures`: what making the rods measured (setup_measures: a fit's error).
+  RodReferenceSimulator(const HairSetup& setup, std::vector<Rod> rods,
+                        std::vector<std::pair<std::string, double>> measures = {})
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
-        rods_(std::move(rods)) {}
+        rods_(std::move(rods)),
+        measures_(std::move(measures)) {}
 
   void step() override {
     for (Rod& rod : rods_) contacts_ += Rods::step(rod, dt());
@@ -49,6 +52,7 @@ class RodReferenceSimulator final : public Simulator {
   void positions(std::vector<Vec3>& out) override { sample(out, false); }
   void velocities(std::vector<Vec3>& out) override { sample(out, true); }
   std::string device() const override { return cpu_description(1); }
+  std::vector<std::pair<std::string, double>> setup_measures() const override { return measures_; }
   const std::vector<Rod>& rods() const { return rods_; }
 
  protected:
@@ -71,6 +75,7 @@ class RodReferenceSimulator final : public Simulator {
   }
 
   std::vector<Rod> rods_;
+  std::vector<std::pair<std::string, double>> measures_;
   long contacts_ = 0;
 };
 

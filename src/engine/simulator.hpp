@@ -79,4 +79,14 @@ const Settings& settings_of(const HairSetup& setup) {
   return *s;
 }
 
+// A batched engine's setup measures (Simulator::setup_measures), none when it has no
+// setup_measures().
+template <class Engine>
+std::vector<std::pair<std::string, double>> engine_setup_measures(const Engine& engine) {
+  if constexpr (requires { engine.setup_measures(); })
+    return engine.setup_measures();
+  else
+    return {};
+}
+
 }  // namespace hairsim::engine

@@ -1237,6 +1237,38 @@ TEST(SuperClothoidHairstyles, AFittedGroomRestsInItsFit) {
   EXPECT_LE(tip, fit_error + 1e-12);
 }
 
+TEST(SuperClothoidHairstyles, EveryBackendReportsItsFit) {
+  // The fit's largest point distance, what a user needs to judge a groom's fit, reported by each
+  // backend's simulator (Simulator::setup_measures): the same fit on the reference and the
+  // kernels (clothoid_rods), to the bit; and in a run's summary.json ("setup").
+  const engine::HairSetup setup = small_groom();
+  double fit_error = 0;
+  models::clothoid_rods(setup, &fit_error);
+  EXPECT_GT(fit_error, 0.0);
+  for (const engine::Backend backend : {engine::Backend::reference, engine::Backend::cpu}) {
+    const auto sim =
+        engine::Simulator::create(setup, {"super_clothoid", backend, engine::Precision::float64});
+    const auto measures = sim->setup_measures();
+    ASSERT_EQ(measures.size(), 1u);
+    EXPECT_EQ(measures[0].first, "fit_max_error_m");
+    EXPECT_EQ(measures[0].second, fit_error) << engine::to_string(backend);
+  }
+  test::ScratchDir dir;
+  const std::string scene = R"({"hair": {"generate": {"style": "wavy", "strands": 2, "length": 0.1},
+                                 "vertices": 16},
+                        "model": "super_clothoid", "solver": {"elements": 4},
+                        "time": {"fps": 30, "duration": 0.0667},
+                        "output": {"png_every": 100, "mp4": false}})";
+  test::write_bytes(dir / "groom.json", {scene.begin(), scene.end()});
+  const test::CliResult r = test::run_cli(
+      "run '" + (dir / "groom.json").string() + "' --out '" + (dir / "out").string() + "'", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = test::read_json(dir / "out" / "summary.json");
+  std::cout << "summary setup: " << s["setup"].dump() << "\n";
+  EXPECT_GT(s["setup"]["fit_max_error_m"].get<double>(), 0.0);
+  EXPECT_LT(s["setup"]["fit_max_error_m"].get<double>(), 0.01);  // 2 wavy strands, 10 cm
+}
+
 TEST(SuperClothoidHairstyles, AShakenGroomFallsAndResumesFromACheckpoint) {
   // Gravity, a shaking head, damping, drag in gusty wind, the head's ellipsoid with friction:
   // 60 steps of 1 ms stay finite, the roots stay on the head (drift 0 to 1e-12 m: the clamp is the

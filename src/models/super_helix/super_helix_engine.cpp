@@ -150,7 +150,7 @@ typename SuperHelixEngine<T>::Batch::Arrays SuperHelixEngine<T>::layout(int stra
 
 template <class T>
 void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup& setup) const {
-  const std::vector<super_helix::SuperHelix> rods = helix_rods(setup);
+  const std::vector<super_helix::SuperHelix> rods = helix_rods(setup, &fit_error_);
   const kernels::HeadState head = reference::head_state(head_, 0.0);
   for (int s = 0; s < batch.strands(); ++s) {
     load_strand(batch, s, rods[std::size_t(s)]);

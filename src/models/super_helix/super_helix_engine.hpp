@@ -49,6 +49,10 @@ class SuperHelixEngine {
   SuperHelixEngine(const engine::HairSetup& setup, engine::Precision);
   typename Batch::Arrays layout(int strand_count, int vertex_count, int tile_width) const;
   void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const;
+  // The fit load() made: its largest point distance (Simulator::setup_measures).
+  std::vector<std::pair<std::string, double>> setup_measures() const {
+    return {{"fit_max_error_m", fit_error_}};
+  }
   // The step from t: the head at t + dt, the wind's clock.
   const typename Batch::Parameters& parameters(double t);
 
@@ -57,6 +61,7 @@ class SuperHelixEngine {
   ClampMotion head_;
   double dt_;
   int elements_;
+  mutable double fit_error_ = 0;  // set by load(), which fits the strands
 };
 
 }  // namespace hairsim::models
