@@ -18,6 +18,7 @@
 // `static constexpr std::array<const char*, N> kNeverOnReference`, read as 0: e.g. the clothoid
 // kernels' series cut at their fixed term count, where the reference's series have no cap), so
 // that a model's backends report one set of counters.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,17 @@ class RodReferenceSimulator final : public Simulator {
   std::vector<std::pair<std::string, double>> measures_;
   long contacts_ = 0;
 };
+
+// The reference simulator of a reduced model, whose rods are fitted to the strands:
+// `fit_rods(setup, &fit_error)` makes them, and the fit's largest point distance is reported
+// (setup_measures: "fit_max_error_m").
+template <class Rods, class FitRods>
+std::unique_ptr<Simulator> make_fitted_reference(const HairSetup& setup, FitRods&& fit_rods) {
+  double fit_error = 0;
+  std::vector<typename Rods::Rod> rods = fit_rods(setup, &fit_error);
+  return std::make_unique<RodReferenceSimulator<Rods>>(
+      setup, std::move(rods),
+      std::vector<std::pair<std::string, double>>{{"fit_max_error_m", fit_error}});
+}
 
 }  // namespace hairsim::engine

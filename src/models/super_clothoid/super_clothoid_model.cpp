@@ -47,13 +47,8 @@ struct ClothoidRods {
 std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
                                                   engine::Precision precision) {
   check_supported(setup);
-  if (backend == engine::Backend::reference) {
-    double fit_error = 0;
-    std::vector<super_clothoid::ClothoidRod> rods = clothoid_rods(setup, &fit_error);
-    return std::make_unique<engine::RodReferenceSimulator<ClothoidRods>>(
-        setup, std::move(rods),
-        std::vector<std::pair<std::string, double>>{{"fit_max_error_m", fit_error}});
-  }
+  if (backend == engine::Backend::reference)
+    return engine::make_fitted_reference<ClothoidRods>(setup, clothoid_rods);
   return engine::make_batched_simulator<SuperClothoidEngine>(setup, backend, precision);
 }
 

@@ -52,13 +52,8 @@ struct HelixRods {
 std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine::Backend backend,
                                                   engine::Precision precision) {
   check_supported(setup);
-  if (backend == engine::Backend::reference) {
-    double fit_error = 0;
-    std::vector<super_helix::SuperHelix> rods = helix_rods(setup, &fit_error);
-    return std::make_unique<engine::RodReferenceSimulator<HelixRods>>(
-        setup, std::move(rods),
-        std::vector<std::pair<std::string, double>>{{"fit_max_error_m", fit_error}});
-  }
+  if (backend == engine::Backend::reference)
+    return engine::make_fitted_reference<HelixRods>(setup, helix_rods);
   return engine::make_batched_simulator<SuperHelixEngine>(setup, backend, precision);
 }
 
