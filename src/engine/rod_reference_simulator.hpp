@@ -87,9 +87,8 @@ template <class Rods, class FitRods>
 std::unique_ptr<Simulator> make_fitted_reference(const HairSetup& setup, FitRods&& fit_rods) {
   double fit_error = 0;
   std::vector<typename Rods::Rod> rods = fit_rods(setup, &fit_error);
-  return std::make_unique<RodReferenceSimulator<Rods>>(
-      setup, std::move(rods),
-      std::vector<std::pair<std::string, double>>{{"fit_max_error_m", fit_error}});
+  return std::make_unique<RodReferenceSimulator<Rods>>(setup, std::move(rods),
+                                                       fit_measures(fit_error));
 }
 
 }  // namespace hairsim::engine

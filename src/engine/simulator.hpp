@@ -79,6 +79,12 @@ const Settings& settings_of(const HairSetup& setup) {
   return *s;
 }
 
+// The setup measures of a reduced model's fit (Simulator::setup_measures): the largest distance
+// of a strand point from the elements fitted to its strand (m).
+inline std::vector<std::pair<std::string, double>> fit_measures(double fit_max_error) {
+  return {{"fit_max_error_m", fit_max_error}};
+}
+
 // A batched engine's setup measures (Simulator::setup_measures), none when it has no
 // setup_measures().
 template <class Engine>

@@ -51,7 +51,7 @@ class SuperHelixEngine {
   void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const;
   // The fit load() made: its largest point distance (Simulator::setup_measures).
   std::vector<std::pair<std::string, double>> setup_measures() const {
-    return {{"fit_max_error_m", fit_error_}};
+    return engine::fit_measures(fit_error_);
   }
   // The step from t: the head at t + dt, the wind's clock.
   const typename Batch::Parameters& parameters(double t);

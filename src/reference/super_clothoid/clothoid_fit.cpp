@@ -4,8 +4,10 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "hairsim/error.hpp"
+#include "reference/eigen_bridge.hpp"
 #include "reference/levenberg_marquardt.hpp"
 #include "scene/rod_scene.hpp"
 
@@ -77,7 +79,7 @@ struct Obstacles {
 };
 
 kernels::SignedDistance<double> distance_to(const kernels::Collider<double>& c, const Vec3& x) {
-  return kernels::signed_distance(c, kernels::Vector3<double>{x.x(), x.y(), x.z()});
+  return kernels::signed_distance(c, bridge::to_kernel(x));
 }
 
 // How deep the fitted centreline goes into the colliders at its samples (m, ≥ 0).
@@ -101,7 +103,9 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
   const int n = 3 * (elements + 1) + 3;
   const Mat3 base = rod.root.R;
   Vec3 rotation = Vec3::Zero();
-  Samples at{s, {}};
+  // Without obstacles the points' arcs alone.
+  Samples at{s, std::vector<std::size_t>(s.size())};
+  std::iota(at.of_point.begin(), at.of_point.end(), std::size_t(0));
   if (!obstacles.colliders.empty()) at = sample_arcs(s);
   const std::vector<double>& samples = at.arcs;
   const Eigen::Index point_rows = 3 * Eigen::Index(points.size());
@@ -128,7 +132,7 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
       return dx;
     };
     for (std::size_t i = 0; i < points.size(); ++i) {
-      const std::size_t j = obstacles.colliders.empty() ? i : at.of_point[i];
+      const std::size_t j = at.of_point[i];
       r.segment<3>(3 * Eigen::Index(i)) = f[j].frame.r - points[i];
       jac.middleRows<3>(3 * Eigen::Index(i)) = position_jacobian(j);
     }
@@ -184,17 +188,24 @@ Frame root_frame(const std::vector<Vec3>& points) {
   return root;
 }
 
+// The piecewise linear function through `values` at the increasing arcs `at`, read at x
+// (clamped to its ends).
+Vec3 interpolate(const std::vector<double>& at, const std::vector<Vec3>& values, double x) {
+  const std::size_t i = std::size_t(
+      std::clamp<std::ptrdiff_t>(std::upper_bound(at.begin(), at.end(), x) - at.begin() - 1, 0,
+                                 std::ptrdiff_t(at.size()) - 2));
+  const double u = std::clamp((x - at[i]) / (at[i + 1] - at[i]), 0.0, 1.0);
+  return (1 - u) * values[i] + u * values[i + 1];
+}
+
 // A piecewise linear curvature (values at arcs `at`) read at the element nodes of `rod`.
 std::vector<Vec3> at_nodes(const SuperClothoid& rod, const std::vector<double>& at,
                            const std::vector<Vec3>& values) {
   std::vector<Vec3> out;
   double node = 0;
-  std::size_t i = 0;
   for (int j = 0; j <= rod.elements(); ++j) {
     if (j > 0) node += rod.length[std::size_t(j - 1)];
-    while (i + 2 < at.size() && at[i + 1] < node) ++i;
-    const double u = std::clamp((node - at[i]) / (at[i + 1] - at[i]), 0.0, 1.0);
-    out.push_back((1 - u) * values[i] + u * values[i + 1]);
+    out.push_back(interpolate(at, values, node));
   }
   return out;
 }
@@ -205,13 +216,6 @@ std::vector<Vec3> at_nodes(const SuperClothoid& rod, const std::vector<double>& 
 std::vector<Vec3> averaged_at_nodes(const SuperClothoid& rod, const std::vector<double>& at,
                                     const std::vector<Vec3>& values) {
   constexpr int kSamples = 32;
-  auto value_at = [&](double x) {
-    const std::size_t i = std::size_t(
-        std::clamp<std::ptrdiff_t>(std::upper_bound(at.begin(), at.end(), x) - at.begin() - 1, 0,
-                                   std::ptrdiff_t(at.size()) - 2));
-    const double u = std::clamp((x - at[i]) / (at[i + 1] - at[i]), 0.0, 1.0);
-    return Vec3((1 - u) * values[i] + u * values[i + 1]);
-  };
   std::vector<Vec3> out;
   double node = 0;
   for (int j = 0; j <= rod.elements(); ++j) {
@@ -220,7 +224,8 @@ std::vector<Vec3> averaged_at_nodes(const SuperClothoid& rod, const std::vector<
     node += before;
     const double from = node - before / 2, to = node + after / 2;
     Vec3 sum = Vec3::Zero();
-    for (int k = 0; k < kSamples; ++k) sum += value_at(from + (to - from) * (k + 0.5) / kSamples);
+    for (int k = 0; k < kSamples; ++k)
+      sum += interpolate(at, values, from + (to - from) * (k + 0.5) / kSamples);
     out.push_back(sum / kSamples);
   }
   return out;
@@ -247,19 +252,13 @@ ClothoidFit fit_from_transport(const std::vector<Vec3>& points, const std::vecto
   return fit;
 }
 
-// Coarse to fine: one element from the transport curvature, then each fit with twice the
-// elements started from the previous one's piecewise affine curvature at its nodes (the same
-// curve when the count is even), polished at every level.
+// Coarse to fine: one element from the transport curvature read at its ends (averaged over the
+// element, a helix's would cancel), then each fit with twice the elements started from the
+// previous one's piecewise affine curvature at its nodes (the same curve when the count is
+// even), polished at every level.
 ClothoidFit fit_coarse_to_fine(const std::vector<Vec3>& points, const std::vector<double>& s,
                                int elements, const Summation& summation) {
-  if (elements == 1) {  // the transport curvature at the ends (averaged, a helix's would cancel)
-    ClothoidFit fit = empty_fit(s, 1, summation);
-    fit.shape.root = root_frame(points);
-    const std::vector<Vec3> bishop = bishop_curvatures(points, fit.shape.root.R);
-    fit.shape.node_curvature = {bishop.front(), bishop.back()};
-    polish(fit, points, s);
-    return fit;
-  }
+  if (elements == 1) return fit_from_transport(points, s, 1, summation, false);
   const ClothoidFit coarse = fit_coarse_to_fine(points, s, elements / 2, summation);
   std::vector<double> node_arcs{0};
   for (double l : coarse.shape.length) node_arcs.push_back(node_arcs.back() + l);
@@ -290,9 +289,9 @@ ClothoidFit fit_polyline(const std::vector<Vec3>& points, int elements, const Su
   // The transport curvature read at the nodes is a good start while an element turns less than
   // a quarter turn (hair with 16 elements: curls 1.4 rad an element); beyond, its samples are
   // too far apart (3 elements of a 4-turn helix stuck 3 cm off) and the coarse-to-fine start is
-  // tried too, the closer fit kept. On the generated curls of scenes/curly.json (16 elements)
-  // the transport start fits to 0.44 mm (median; 1.6 mm at worst), coarse to fine to 3.4 mm
-  // (12.8 mm), at a third of the cost (docs/models/super-clothoids.md, "Fitting a polyline").
+  // tried too, the closer fit kept. On the generated curls of scenes/curly.json (16 elements):
+  // 0.84 mm from their points (median; 10.3 mm at worst), coarse to fine alone 4.9 mm (14.5 mm)
+  // (docs/models/super-clothoids.md, "Fitting a polyline").
   ClothoidFit fit = fit_from_transport(points, s, elements, summation, false);
   auto keep_closer = [&](ClothoidFit other) {
     if (other.max_error < fit.max_error) fit = std::move(other);
