@@ -278,3 +278,50 @@ TEST(Guides, ScatteredRootsLieOnTheGuidesRootSurface) {
 
 }  // namespace
 }  // namespace hairsim
+
+namespace hairsim {
+namespace {
+
+// A parting: guides on a 1 cm grid of roots in the plane y = 0, rising along +y (10 cm) and
+// combed away from x = 0: p = root + (±0.05 s², 0.1 s, 0), s from 0 at the root to 1 at the
+// tip. Guides either side are 53° apart (root to tip), within the 60° of the direction check,
+// and their tips 10 cm apart: a render strand whose root lies between the two sides blended
+// them and hung in the middle: 5.5 cm from any guide (measured, direction check alone). With the
+// shape check each follows the guides of its side: measured 0.72 cm (a root between guides 1 cm
+// apart); bound 2 cm, the spacing plus kShapeGap x the guides' 10 cm of length.
+TEST(Guides, NoRenderStrandHangsBetweenPartedGuides) {
+  StrandSet guides;
+  for (int i = -3; i <= 3; ++i)
+    for (int k = -3; k <= 3; ++k) {
+      const double x = 0.01 * i + 0.005, side = x < 0 ? -1 : 1;
+      std::vector<Vec3> s;
+      for (int j = 0; j <= 10; ++j) {
+        const double t = j / 10.0;
+        s.emplace_back(x + side * 0.05 * t * t, 0.1 * t, 0.01 * k);
+      }
+      guides.add_strand(s);
+    }
+  std::vector<Vec3> roots;  // across the parting (x in [-1.5, 1.5] cm), along z
+  for (int i = 0; i <= 30; ++i)
+    for (int k = -20; k <= 20; k += 4) roots.emplace_back(-0.015 + 0.001 * i, 0, 0.001 * k);
+  RenderStrandOptions o;
+  o.double_precision = true;
+  GuideInterpolator interp(guides, roots, o);
+  interp.interpolate(guides.points);
+  StrandSet out;
+  interp.render_strands(out);
+  double worst = 0;
+  for (std::size_t s = 0; s < out.strand_count(); ++s)
+    for (std::size_t j = 0; j < 11; ++j) {
+      double nearest = 1e300;
+      for (std::size_t g = 0; g < guides.strand_count(); ++g)
+        nearest = std::min(nearest, (out.strand(s)[j] - guides.strand(g)[j]).norm());
+      worst = std::max(worst, nearest);
+    }
+  std::cout << "largest distance of a render vertex from a guide's same vertex: " << worst
+            << " m\n";
+  EXPECT_LT(worst, 0.02);
+}
+
+}  // namespace
+}  // namespace hairsim
