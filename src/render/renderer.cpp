@@ -5,7 +5,8 @@
 //    tangent, L the light and H the half vector;
 //  - lights: a key light whose light the hair attenuates (an opacity shadow map, Kim & Neumann
 //    2001: strand samples counted in layers of depth from the light, transmittance
-//    exp(-density x samples in front)) and the head blocks (a depth map from the light), a fill
+//    exp(-density x samples in front)) and the head blocks (a depth map from the light over the
+//    head, read by percentage-closer filtering with a slope-scaled bias: ShadowMap), a fill
 //    light from the other side, and ambient light.
 //  - threads: shading per strand, rasterisation per band of rows (each band draws its segments
 //    in strand order), so the image does not depend on the thread count.

@@ -309,7 +309,7 @@ TEST(RenderShadows, ConvexBodyHasNoSelfShadowAcne) {
   EXPECT_GT(compared, 8000);
   // A hard single-texel comparison with a fixed bias darkened 5,858 of 8,902 pixels by up to 106
   // levels (stripes over the lit side); with the slope-scaled bias and the filter, 197 by at most
-  // 4 levels (1.6 %: where the key light grazes the sphere, its bias is capped).
+  // 4 levels.
   EXPECT_LE(worst, 4);
   EXPECT_LT(darker, compared / 40);
 }
