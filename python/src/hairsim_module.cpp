@@ -46,26 +46,35 @@ py::tuple to_numpy(const StrandSet& s) {
   return py::make_tuple(points, counts);
 }
 
+// The counts checked against the points before anything is allocated from them: each count is
+// compared with the points not yet taken (never summed past them, so no sum can overflow).
 StrandSet from_numpy(const Points& points, const Counts& counts) {
   if (points.ndim() != 2 || points.shape(1) != 3)
     throw Error("points", "must be an array of shape (N, 3)");
   if (counts.ndim() != 1) throw Error("counts", "must be a 1-D array of vertices per strand");
-  StrandSet s;
-  s.points.resize(std::size_t(points.shape(0)));
-  auto p = points.unchecked<2>();
-  for (py::ssize_t i = 0; i < points.shape(0); ++i)
-    s.points[std::size_t(i)] = {p(i, 0), p(i, 1), p(i, 2)};
+  const auto point_count = std::size_t(points.shape(0));
   auto n = counts.unchecked<1>();
   std::size_t total = 0;
+  std::vector<std::size_t> offsets{0};
   for (py::ssize_t i = 0; i < counts.shape(0); ++i) {
     if (n(i) < 2)
       throw Error("counts", "strand " + std::to_string(i) + " has fewer than 2 vertices");
+    if (std::size_t(n(i)) > point_count - total)
+      throw Error("counts", "sum to more than the " + std::to_string(point_count) +
+                                " points (strand " + std::to_string(i) + " has " +
+                                std::to_string(n(i)) + ")");
     total += std::size_t(n(i));
-    s.offsets.push_back(total);
+    offsets.push_back(total);
   }
-  if (total != s.points.size())
+  if (total != point_count)
     throw Error("counts", "sum to " + std::to_string(total) + " vertices, points has " +
-                              std::to_string(s.points.size()));
+                              std::to_string(point_count));
+  StrandSet s;
+  s.offsets = std::move(offsets);
+  s.points.resize(point_count);
+  auto p = points.unchecked<2>();
+  for (py::ssize_t i = 0; i < points.shape(0); ++i)
+    s.points[std::size_t(i)] = {p(i, 0), p(i, 1), p(i, 2)};
   s.validate("points");
   return s;
 }
@@ -97,6 +106,14 @@ std::shared_ptr<Scene> make_scene(const std::string& text, const std::string& so
   return scene;
 }
 
+// The scene parsed again with another model, as `--model` and the "model=..." override do: the
+// model's own settings ("solver"), integrator and step are the new model's.
+engine::HairScene with_model(const Scene& scene, const std::string& model) {
+  return make_scene(scene.document.dump(), scene.source, scene.directory.string(),
+                    {"model=" + nlohmann::json(model).dump()})
+      ->parsed;
+}
+
 // --- the simulator --------------------------------------------------------------------------
 
 // A Simulator over a scene's setup; optionally with the head driven from Python: its motion is
@@ -105,8 +122,12 @@ class PySimulator {
  public:
   PySimulator(const Scene& scene, const std::string& model, const std::string& backend,
               const std::string& precision, bool drive_head)
-      : setup_(scene.parsed.setup), options_(scene.parsed.options) {
-    if (!model.empty()) options_.model = engine::find_model(model, "model").name;
+      : PySimulator(model.empty() ? scene.parsed : with_model(scene, model), backend, precision,
+                    drive_head) {}
+
+  PySimulator(const engine::HairScene& parsed, const std::string& backend,
+              const std::string& precision, bool drive_head)
+      : setup_(parsed.setup), options_(parsed.options) {
     if (!backend.empty()) options_.backend = parse_backend(backend);
     if (!precision.empty()) options_.precision = parse_precision(precision);
     if (options_.backend == Backend::reference && options_.precision == Precision::float32 &&
@@ -115,7 +136,7 @@ class PySimulator {
     if (drive_head) {
       path_ = std::make_shared<KeyframePath>(std::vector<Keyframe>{Keyframe{}}, "head");
       setup_.head = ClampMotion{};
-      setup_.head.center = scene.parsed.setup.head.center;
+      setup_.head.center = parsed.setup.head.center;
       setup_.head.keyframes = path_;
     }
     simulator_ = engine::Simulator::create(setup_, options_);
@@ -309,7 +330,8 @@ PYBIND11_MODULE(_hairsim, m) {
         engine::HairRunResult r;
         {
           py::gil_scoped_release release;
-          r = engine::run_hair_scene(scene.parsed, out, {nullptr, false, nullptr, resume});
+          // The CLI's run path: the folder's checks and lock, its removal on bad input.
+          r = engine::run_hair_scene(scene.parsed, out, {nullptr, false, nullptr, resume, "out"});
         }
         return r.summary.dump();
       },
