@@ -286,7 +286,8 @@ def run(scene: Union[Scene, Mapping[str, Any], PathLike], out: PathLike,
     (a damaged or edited one raises :class:`Error` naming the file and field). Raises
     :class:`Error` on bad input (nothing is left of a folder the run made),
     :class:`RunFailure` when the run fails, diverges or cannot write (a full disk): the summary
-    in ``out`` says where, the frames before are kept."""
+    in ``out`` says where, the frames before are kept. Ctrl-C stops the run after its current
+    frame, its outputs complete and its summary "interrupted", then raises KeyboardInterrupt."""
     if not isinstance(scene, Scene):
         scene = Scene(scene)
     return _json.loads(_hairsim._run(scene._scene, _os.fspath(out), resume))

@@ -6,9 +6,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/bench.hpp"
@@ -327,12 +332,36 @@ PYBIND11_MODULE(_hairsim, m) {
   m.def(
       "_run",
       [](const Scene& scene, const std::string& out, bool resume) {
+        // The CLI's run path (the folder's checks and lock, its removal on bad input) on a
+        // thread of its own, while this one keeps Python's signal handlers running: Ctrl-C
+        // stops the run after its current frame with every output complete, as SIGINT stops
+        // `hairsim run`, and then raises KeyboardInterrupt here.
+        std::atomic<bool> stop{false}, done{false};
+        const engine::RunControl control{nullptr, false, &stop, resume, "out"};
         engine::HairRunResult r;
-        {
-          py::gil_scoped_release release;
-          // The CLI's run path: the folder's checks and lock, its removal on bad input.
-          r = engine::run_hair_scene(scene.parsed, out, {nullptr, false, nullptr, resume, "out"});
+        std::exception_ptr thrown;
+        std::thread worker([&] {
+          try {
+            r = engine::run_hair_scene(scene.parsed, out, control);
+          } catch (...) {
+            thrown = std::current_exception();
+          }
+          done = true;
+        });
+        std::optional<py::error_already_set> interrupt;
+        while (!done) {
+          {
+            py::gil_scoped_release release;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+          if (!interrupt && PyErr_CheckSignals() != 0) {
+            interrupt.emplace();  // the KeyboardInterrupt, kept until the run has stopped
+            stop = true;
+          }
         }
+        worker.join();
+        if (thrown) std::rethrow_exception(thrown);
+        if (interrupt) throw std::move(*interrupt);
         return r.summary.dump();
       },
       py::arg("scene"), py::arg("out"), py::arg("resume") = false);

@@ -315,3 +315,31 @@ def test_simulator_takes_every_model():
     with pytest.raises(hairsim.Error) as e:
         hairsim.Simulator(scene, model="superhelix")
     assert e.value.field == "model"
+
+
+def test_ctrl_c_stops_a_run_after_its_frame(tmp_path):
+    # SIGINT during hairsim.run: as `hairsim run` does, the run stops after its current frame
+    # with every output complete and summary.json "interrupted"; then KeyboardInterrupt. Before,
+    # the signal waited for the whole run (the GIL released, no handler ran).
+    import signal
+    out = tmp_path / "out"
+    scene = small_scene(time={"fps": 30, "frames": 100000},
+                        output={"frames": "ply", "usd": True, "checkpoint_every": 2})
+
+    def interrupt_after_frame_two():
+        deadline = time.time() + 60
+        while not (out / "frames" / "frame_00002.ply").exists() and time.time() < deadline:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_after_frame_two, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        hairsim.run(scene, out)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted"
+    frames = summary["frames"]
+    assert 2 <= frames < 1000
+    assert len(list((out / "frames").iterdir())) == frames + 1
+    assert summary["checkpoint"]["last_frame"] == frames  # checkpointed at the stop
+    assert not (out / "hair.usda.frames.tmp").exists()
+    assert (out / "hair.usda").read_text().count(": [") == frames + 1

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint.hpp"
@@ -57,22 +58,44 @@ struct BadRecord {
   const char* why;       // and part of its reason
 };
 
-class CheckpointContent : public ::testing::TestWithParam<BadRecord> {};
+void PrintTo(const BadRecord& record, std::ostream* os) {
+  *os << record.name;
+}
+
+// A run of 4 frames checkpointed at frame 4, made by the first case for all (each edits a copy
+// of its folder).
+class CheckpointContent : public ::testing::TestWithParam<BadRecord> {
+ protected:
+  static const ScratchDir& first_run() {
+    if (!run_) {
+      run_ = std::make_unique<ScratchDir>();
+      write_scene(*run_, nlohmann::json::parse(R"({
+        "backend": "cpu", "precision": "float",
+        "hair": {"generate": {"style": "wavy", "strands": 4, "seed": 7}, "vertices": 10},
+        "time": {"fps": 30, "frames": 4},
+        "output": {"frames": "ply", "usd": true, "checkpoint_every": 2}
+      })"));
+      ran_ =
+          run_cli("run " + quoted(*run_ / "scene.json") + " --out " + quoted(*run_ / "out"), *run_)
+              .exit_code;
+    }
+    return *run_;
+  }
+  static void TearDownTestSuite() { run_.reset(); }
+  static inline std::unique_ptr<ScratchDir> run_;
+  static inline int ran_ = -1;
+};
 
 TEST_P(CheckpointContent, RefusedNamingFileAndField) {
-  // A run of 4 frames checkpointed at frame 4, its record edited and the checksum made right
-  // (write_checkpoint): the issue's cases. Before, "frame": -3 resumed and wrote frame_-0001
-  // files, 1e10 wrapped the frame counter, a missing key gave exit 1 and a raw JSON message.
+  // The run's record edited and the checksum made right (write_checkpoint): the issue's cases.
+  // Before, "frame": -3 resumed and wrote frame_-0001 files, 1e10 wrapped the frame counter, a
+  // missing key gave exit 1 and a raw JSON message.
   const BadRecord c = GetParam();
-  ScratchDir dir;
-  const auto scene = write_scene(dir, nlohmann::json::parse(R"({
-    "backend": "cpu", "precision": "float",
-    "hair": {"generate": {"style": "wavy", "strands": 4, "seed": 7}, "vertices": 10},
-    "time": {"fps": 30, "frames": 4},
-    "output": {"frames": "ply", "usd": true, "checkpoint_every": 2}
-  })"));
-  const auto out = dir / "out";
-  ASSERT_EQ(run_cli("run " + quoted(scene) + " --out " + quoted(out), dir).exit_code, 0);
+  const ScratchDir& run = first_run();
+  ASSERT_EQ(ran_, 0);
+  const auto scene = run / "scene.json";
+  const auto out = run / (std::string("out_") + c.name);
+  std::filesystem::copy(run / "out", out, std::filesystem::copy_options::recursive);
   const auto file = out / "checkpoint.bin";
   engine::Checkpoint checkpoint = engine::read_checkpoint(file);
   const nlohmann::json::json_pointer at(c.pointer);
@@ -83,7 +106,7 @@ TEST_P(CheckpointContent, RefusedNamingFileAndField) {
   engine::write_checkpoint(file, checkpoint);
   const auto before = folder_bytes(out);
 
-  const auto r = run_cli("run " + quoted(scene) + " --frames 8 --resume " + quoted(out), dir);
+  const auto r = run_cli("run " + quoted(scene) + " --frames 8 --resume " + quoted(out), run);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   const std::string expected = "hairsim: error: " + file.string() + ": " + c.field + ": ";
