@@ -114,7 +114,9 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
   if (!head_centred.head.center) head_centred.head.center = Vec3::Zero();
   std::unique_ptr<Simulator> sim =
       model.make_simulator(head_centred, options.backend, options.precision);
-  sim->setup_signature_ = engine::setup_signature(model, head_centred, options, *sim);
+  // As a saved state will hold it: JSON text read back (a NaN setting reads back as null).
+  sim->setup_signature_ =
+      nlohmann::json::parse(engine::setup_signature(model, head_centred, options, *sim).dump());
   return sim;
 }
 
