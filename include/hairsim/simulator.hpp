@@ -187,8 +187,10 @@ class Simulator {
   // Checkpoints: the complete state, bit for bit (every model variable, the step count and the
   // counters), as bytes for this build on this kind of machine. restore_state() on a simulator
   // created from the same setup and options continues exactly as the saved one would have
-  // (cpu and reference: the same bits); throws Error("checkpoint", ...) on a state of another
-  // shape.
+  // (cpu and reference: the same bits). The state carries the setup it belongs to (model,
+  // backend, precision, strand and vertex counts, the model's settings as its summary states
+  // them, element counts among them): restore_state() throws Error("state", ...) naming what
+  // differs on a state of another setup, and on bytes that are no state of this build.
   std::string save_state();
   void restore_state(const std::string& state);
 
@@ -209,6 +211,7 @@ class Simulator {
  private:
   int strands_, vertices_;
   double dt_;
+  nlohmann::json setup_signature_;  // what a saved state must match (set by create())
 };
 
 }  // namespace hairsim

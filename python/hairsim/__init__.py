@@ -31,6 +31,68 @@ __all__ = [
 
 PathLike = Union[str, "_os.PathLike[str]"]
 
+_INT_MAX = 2**31 - 1  # the native module's int arguments
+_INT64_MAX = 2**63 - 1
+
+
+def _error(field: str, why: str) -> Error:
+    err = Error(f"{field}: {why}")
+    err.field = field
+    return err
+
+
+def _integer(field: str, value: Any, lo: int, hi: int) -> int:
+    """An integer argument checked here, where Python's integers have no bound: a bool, a float
+    or a number past the native int would otherwise fail in the binding with a TypeError that
+    names no field."""
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise _error(field, f"must be an integer (got {value!r})")
+    if not lo <= int(value) <= hi:
+        raise _error(field, f"must be in {lo} .. {hi} (got {value})")
+    return int(value)
+
+
+def _points(points: Any) -> _np.ndarray:
+    try:
+        return _np.asarray(points, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise _error("points", f"must be an (N, 3) array of numbers ({e})") from None
+
+
+def _counts(counts: Any) -> _np.ndarray:
+    """Vertices per strand as int64, each checked to fit (whole, finite, within int64): numpy's
+    own conversion would wrap 2**64 or truncate 9.5. The native side compares each count with
+    the points left, so no sum of them can overflow."""
+    try:
+        a = _np.asarray(counts)
+    except (TypeError, ValueError) as e:
+        raise _error("counts", f"must be a 1-D array of integers ({e})") from None
+    if a.size == 0:
+        return _np.zeros(a.shape, dtype=_np.int64)
+    if a.dtype.kind == "f":
+        if not (_np.isfinite(a).all() and (a == _np.floor(a)).all()):
+            raise _error("counts", "must be whole numbers of vertices")
+        if _np.abs(a).max() >= 2.0**63:
+            raise _error("counts", "a count beyond 2**63 - 1")
+        return a.astype(_np.int64)
+    if a.dtype.kind == "u":
+        if int(a.max()) > _INT64_MAX:  # compared as Python integers, not as float64
+            raise _error("counts", f"a count beyond 2**63 - 1 (got {a.max()})")
+        return a.astype(_np.int64)
+    if a.dtype.kind != "i":  # bool, object (integers past 64 bits), text
+        raise _error("counts", f"must be integers (got an array of {a.dtype})")
+    return a.astype(_np.int64, copy=False)
+
+
+def _vector3(field: str, value: Any) -> _np.ndarray:
+    try:
+        v = _np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise _error(field, "must be 3 numbers") from None
+    if v.shape != (3,) or not _np.isfinite(v).all():
+        raise _error(field, f"must be 3 finite numbers (got {value!r})")
+    return v
+
 
 def read_strands(path: PathLike, units: str = "m") -> Tuple[_np.ndarray, _np.ndarray]:
     """Read a strand file (.hair, .ply, .obj, .data, .bin by extension; docs/formats.md).
@@ -47,10 +109,10 @@ def read_strands(path: PathLike, units: str = "m") -> Tuple[_np.ndarray, _np.nda
 def write_strands(path: PathLike, points: Any, counts: Any, units: str = "m") -> None:
     """Write strands (points in metres, as :func:`read_strands` returns them) to a strand file,
     its format chosen by the extension, its numbers in ``units``. Raises :class:`Error` when
-    the counts do not add up to the points, a strand has fewer than 2 vertices or a coordinate
-    is not finite; nothing is written then."""
-    _hairsim.write_strands(_os.fspath(path), _np.asarray(points, dtype=float),
-                           _np.asarray(counts, dtype=_np.int64), units)
+    the counts are not whole numbers or do not add up to the points (each count is checked
+    against the points left: counts whose sum overflows are refused, not wrapped), a strand has
+    fewer than 2 vertices or a coordinate is not finite; nothing is written then."""
+    _hairsim.write_strands(_os.fspath(path), _points(points), _counts(counts), units)
 
 
 def generate(style: str = "wavy", strands: int = 1000, vertices: int = 32, length: float = 0.25,
@@ -58,7 +120,9 @@ def generate(style: str = "wavy", strands: int = 1000, vertices: int = 32, lengt
     """Generate a hairstyle on the default ellipsoid head (as `hairsim generate`): style
     straight, wavy or curly; strand length in metres (+-10 % per strand). Returns
     ``(points, counts)`` as :func:`read_strands`."""
-    return _hairsim.generate(style, strands, vertices, length, seed)
+    return _hairsim.generate(style, _integer("strands", strands, -_INT_MAX, _INT_MAX),
+                             _integer("vertices", vertices, -_INT_MAX, _INT_MAX), float(length),
+                             _integer("seed", seed, 0, 2**64 - 1))
 
 
 def models() -> list:
@@ -90,6 +154,8 @@ class Scene:
 
     def __init__(self, source: Union[Mapping[str, Any], PathLike],
                  overrides: Sequence[str] = (), directory: Optional[PathLike] = None):
+        if isinstance(overrides, str):  # one assignment, not its characters
+            overrides = [overrides]
         if isinstance(source, Mapping):
             text = _json.dumps(source)
             name = ""
@@ -156,6 +222,8 @@ class Simulator:
 
     def __init__(self, scene: Union[Scene, Mapping[str, Any], PathLike], model: str = "",
                  backend: str = "", precision: str = "", drive_head: bool = False):
+        # ``model`` parses the scene again with that model, as ``overrides=["model=..."]`` and
+        # `hairsim run --model` do: its solver settings, integrator and step are the model's.
         if not isinstance(scene, Scene):
             scene = Scene(scene)
         self.scene = scene
@@ -163,7 +231,7 @@ class Simulator:
 
     def step(self, n: int = 1) -> None:
         """Advance n steps of dt (on cuda: launched, finished by the next read)."""
-        self._sim.step(n)
+        self._sim.step(_integer("n", n, 0, _INT_MAX))
 
     def positions(self) -> _np.ndarray:
         """Every vertex's position (m), shape (strands, vertices, 3)."""
@@ -187,15 +255,18 @@ class Simulator:
         """The head's pose at the end of the next step, from its pose at t = 0: a translation
         (m) and a rotation vector (axis times angle, rad) about the head's centre. Between
         poses the head moves smoothly (docs/python.md). Needs ``drive_head=True``."""
-        self._sim.set_head_pose(_np.asarray(translation, dtype=float),
-                                _np.asarray(rotation, dtype=float))
+        self._sim.set_head_pose(_vector3("translation", translation),
+                                _vector3("rotation", rotation))
 
     def save_state(self) -> bytes:
         """The complete state (every model variable, steps, counters) as bytes."""
         return self._sim.save_state()
 
     def restore_state(self, state: bytes) -> None:
-        """Continue from a state saved by a simulator of the same scene and options."""
+        """Continue from a state saved by a simulator of the same scene and options. Raises
+        :class:`Error` (``field`` "state") naming what differs for a state of another setup
+        (model, backend, precision, strand, vertex or element counts, solver settings); the
+        simulator is unchanged then."""
         self._sim.restore_state(state)
 
     strands = property(lambda self: self._sim.strands, doc="strand count")
@@ -208,10 +279,15 @@ class Simulator:
 
 def run(scene: Union[Scene, Mapping[str, Any], PathLike], out: PathLike,
         resume: bool = False) -> dict:
-    """Run a hairstyle scene as `hairsim run` does, writing its outputs (frames, .usda, PNG,
-    MP4, summary.json) into ``out``; returns the summary. ``resume`` continues a stopped run
-    from its checkpoint. Raises :class:`RunFailure` when the run fails or diverges (the summary
-    in ``out`` says where)."""
+    """Run a hairstyle scene as `hairsim run` does, on the same run path: ``out`` checked and
+    locked for the run (a folder another run, CLI or Python, is writing into raises
+    :class:`Error` naming the holder), its outputs (frames, .usda, PNG, MP4, summary.json)
+    written there; returns the summary. ``resume`` continues a stopped run from its checkpoint
+    (a damaged or edited one raises :class:`Error` naming the file and field). Raises
+    :class:`Error` on bad input (nothing is left of a folder the run made),
+    :class:`RunFailure` when the run fails, diverges or cannot write (a full disk): the summary
+    in ``out`` says where, the frames before are kept. Ctrl-C stops the run after its current
+    frame, its outputs complete and its summary "interrupted", then raises KeyboardInterrupt."""
     if not isinstance(scene, Scene):
         scene = Scene(scene)
     return _json.loads(_hairsim._run(scene._scene, _os.fspath(out), resume))
@@ -223,6 +299,8 @@ def bench(model: str = "der", backend: str = "cpu", precision: str = "float",
     """Time steps of generated hair on a still head, as one row of `hairsim bench`: ms per
     step, SVU/s and the model's work counters. A case that cannot run here (cuda without a
     device) comes back with ``ran`` False and a ``note``."""
-    return _json.loads(_hairsim._bench(model, backend, precision, integrator, collisions,
-                                       strands, vertices, steps))
+    return _json.loads(_hairsim._bench(model, backend, precision, integrator, bool(collisions),
+                                       _integer("strands", strands, -_INT_MAX, _INT_MAX),
+                                       _integer("vertices", vertices, -_INT_MAX, _INT_MAX),
+                                       _integer("steps", steps, -_INT_MAX, _INT_MAX)))
 

@@ -6,9 +6,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/bench.hpp"
@@ -46,26 +51,35 @@ py::tuple to_numpy(const StrandSet& s) {
   return py::make_tuple(points, counts);
 }
 
+// The counts checked against the points before anything is allocated from them: each count is
+// compared with the points not yet taken (never summed past them, so no sum can overflow).
 StrandSet from_numpy(const Points& points, const Counts& counts) {
   if (points.ndim() != 2 || points.shape(1) != 3)
     throw Error("points", "must be an array of shape (N, 3)");
   if (counts.ndim() != 1) throw Error("counts", "must be a 1-D array of vertices per strand");
-  StrandSet s;
-  s.points.resize(std::size_t(points.shape(0)));
-  auto p = points.unchecked<2>();
-  for (py::ssize_t i = 0; i < points.shape(0); ++i)
-    s.points[std::size_t(i)] = {p(i, 0), p(i, 1), p(i, 2)};
+  const auto point_count = std::size_t(points.shape(0));
   auto n = counts.unchecked<1>();
   std::size_t total = 0;
+  std::vector<std::size_t> offsets{0};
   for (py::ssize_t i = 0; i < counts.shape(0); ++i) {
     if (n(i) < 2)
       throw Error("counts", "strand " + std::to_string(i) + " has fewer than 2 vertices");
+    if (std::size_t(n(i)) > point_count - total)
+      throw Error("counts", "sum to more than the " + std::to_string(point_count) +
+                                " points (strand " + std::to_string(i) + " has " +
+                                std::to_string(n(i)) + ")");
     total += std::size_t(n(i));
-    s.offsets.push_back(total);
+    offsets.push_back(total);
   }
-  if (total != s.points.size())
+  if (total != point_count)
     throw Error("counts", "sum to " + std::to_string(total) + " vertices, points has " +
-                              std::to_string(s.points.size()));
+                              std::to_string(point_count));
+  StrandSet s;
+  s.offsets = std::move(offsets);
+  s.points.resize(point_count);
+  auto p = points.unchecked<2>();
+  for (py::ssize_t i = 0; i < points.shape(0); ++i)
+    s.points[std::size_t(i)] = {p(i, 0), p(i, 1), p(i, 2)};
   s.validate("points");
   return s;
 }
@@ -97,6 +111,14 @@ std::shared_ptr<Scene> make_scene(const std::string& text, const std::string& so
   return scene;
 }
 
+// The scene parsed again with another model, as `--model` and the "model=..." override do: the
+// model's own settings ("solver"), integrator and step are the new model's.
+engine::HairScene with_model(const Scene& scene, const std::string& model) {
+  return make_scene(scene.document.dump(), scene.source, scene.directory.string(),
+                    {"model=" + nlohmann::json(model).dump()})
+      ->parsed;
+}
+
 // --- the simulator --------------------------------------------------------------------------
 
 // A Simulator over a scene's setup; optionally with the head driven from Python: its motion is
@@ -105,8 +127,12 @@ class PySimulator {
  public:
   PySimulator(const Scene& scene, const std::string& model, const std::string& backend,
               const std::string& precision, bool drive_head)
-      : setup_(scene.parsed.setup), options_(scene.parsed.options) {
-    if (!model.empty()) options_.model = engine::find_model(model, "model").name;
+      : PySimulator(model.empty() ? scene.parsed : with_model(scene, model), backend, precision,
+                    drive_head) {}
+
+  PySimulator(const engine::HairScene& parsed, const std::string& backend,
+              const std::string& precision, bool drive_head)
+      : setup_(parsed.setup), options_(parsed.options) {
     if (!backend.empty()) options_.backend = parse_backend(backend);
     if (!precision.empty()) options_.precision = parse_precision(precision);
     if (options_.backend == Backend::reference && options_.precision == Precision::float32 &&
@@ -115,7 +141,7 @@ class PySimulator {
     if (drive_head) {
       path_ = std::make_shared<KeyframePath>(std::vector<Keyframe>{Keyframe{}}, "head");
       setup_.head = ClampMotion{};
-      setup_.head.center = scene.parsed.setup.head.center;
+      setup_.head.center = parsed.setup.head.center;
       setup_.head.keyframes = path_;
     }
     simulator_ = engine::Simulator::create(setup_, options_);
@@ -306,11 +332,36 @@ PYBIND11_MODULE(_hairsim, m) {
   m.def(
       "_run",
       [](const Scene& scene, const std::string& out, bool resume) {
+        // The CLI's run path (the folder's checks and lock, its removal on bad input) on a
+        // thread of its own, while this one keeps Python's signal handlers running: Ctrl-C
+        // stops the run after its current frame with every output complete, as SIGINT stops
+        // `hairsim run`, and then raises KeyboardInterrupt here.
+        std::atomic<bool> stop{false}, done{false};
+        const engine::RunControl control{nullptr, false, &stop, resume, "out"};
         engine::HairRunResult r;
-        {
-          py::gil_scoped_release release;
-          r = engine::run_hair_scene(scene.parsed, out, {nullptr, false, nullptr, resume});
+        std::exception_ptr thrown;
+        std::thread worker([&] {
+          try {
+            r = engine::run_hair_scene(scene.parsed, out, control);
+          } catch (...) {
+            thrown = std::current_exception();
+          }
+          done = true;
+        });
+        std::optional<py::error_already_set> interrupt;
+        while (!done) {
+          {
+            py::gil_scoped_release release;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+          if (!interrupt && PyErr_CheckSignals() != 0) {
+            interrupt.emplace();  // the KeyboardInterrupt, kept until the run has stopped
+            stop = true;
+          }
         }
+        worker.join();
+        if (thrown) std::rethrow_exception(thrown);
+        if (interrupt) throw std::move(*interrupt);
         return r.summary.dump();
       },
       py::arg("scene"), py::arg("out"), py::arg("resume") = false);

@@ -194,3 +194,152 @@ def test_bench_row():
     assert row["ran"] and row["svu_per_second"] > 0 and row["strands"] == 8
     cuda = hairsim.bench(backend="cuda", strands=8, vertices=6, steps=1)
     assert cuda["ran"] or cuda["note"]
+
+
+# --- the run path shared with the CLI, sizes checked, states of another setup ----------------
+
+def test_run_refuses_a_folder_a_cli_run_holds(tmp_path):
+    # The reporter's case: `hairsim run` writing 30 strands into a folder, hairsim.run of 5
+    # strands into the same one. Before, both wrote there (frames of 5 and 30 strands mixed) and
+    # both said complete; now the Python run is refused by the CLI's lock (one run path).
+    out = tmp_path / "out"
+    cli_scene = small_scene(hair={"generate": {"style": "wavy", "strands": 30, "seed": 5},
+                                  "vertices": 10},
+                            time={"fps": 30, "frames": 100000},
+                            output={"frames": "ply", "usd": False})
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(cli_scene))
+    cli = subprocess.Popen([CLI, "run", str(path), "--out", str(out)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while not (out / "frames" / "frame_00001.ply").exists() and time.time() < deadline:
+            time.sleep(0.02)
+        assert (out / "frames" / "frame_00001.ply").exists(), "the CLI run wrote no frame"
+        with pytest.raises(hairsim.Error) as e:
+            hairsim.run(small_scene(output={"frames": "ply", "usd": False}), out)
+        assert e.value.field == "out"
+        assert f"is in use by another run (process {cli.pid}" in str(e.value)
+    finally:
+        cli.terminate()
+        cli.wait(timeout=60)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["strands"] == 30
+    frames = sorted((out / "frames").iterdir())
+    assert len(frames) == summary["frames"] + 1
+    for frame in frames:  # the CLI's alone
+        assert len(hairsim.read_strands(frame)[1]) == 30, frame.name
+
+
+def test_counts_whose_sum_overflows_are_refused(tmp_path):
+    # [2**63-1, 2**63-1, 6] summed to 4 in 64 bits: the check passed and the writer ran away in
+    # memory. Each count is now compared with the points left.
+    points = np.zeros((6, 3))
+    out = tmp_path / "never.ply"
+    for counts, why in [([2**63 - 1, 2**63 - 1, 6], "sum to more than the 6 points"),
+                        ([3, 2**63 - 1], "sum to more than the 6 points"),
+                        ([2**64, 3], "must be integers"),
+                        (np.array([2**63, 3], dtype=np.uint64), "beyond 2**63 - 1"),
+                        ([2.5, 3.5], "whole numbers"),
+                        ([3, 3, 2], "sum to more than the 6 points"),
+                        ([True, True], "must be integers")]:
+        with pytest.raises(hairsim.Error) as e:
+            hairsim.write_strands(out, points, counts)
+        assert e.value.field == "counts", counts
+        assert why in str(e.value), (counts, str(e.value))
+        assert not out.exists()
+    hairsim.write_strands(out, np.arange(18.0).reshape(6, 3), [3.0, 3])  # whole floats: taken
+    assert list(hairsim.read_strands(out)[1]) == [3, 3]
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: hairsim.generate(strands=2**40), "strands"),
+    (lambda: hairsim.generate(vertices=2.5), "vertices"),
+    (lambda: hairsim.generate(seed=-1), "seed"),
+    (lambda: hairsim.bench(strands=2**31), "strands"),
+    (lambda: hairsim.bench(steps=None), "steps"),
+    (lambda: hairsim.Simulator(small_scene()).step(2**31), "n"),
+    (lambda: hairsim.Simulator(small_scene(), drive_head=True).set_head_pose([0, 0]),
+     "translation"),
+    (lambda: hairsim.Simulator(small_scene(), drive_head=True).set_head_pose([0, 0, 0],
+                                                                             [0, np.nan, 0]),
+     "rotation"),
+])
+def test_sizes_are_checked_before_the_native_module(call, field):
+    # Python's integers are unbounded: one past the native int raised a TypeError naming
+    # nothing; now hairsim.Error naming the argument.
+    with pytest.raises(hairsim.Error) as e:
+        call()
+    assert e.value.field == field, str(e.value)
+
+
+def test_restore_state_refuses_another_setup():
+    # The reporter's case: a 21-strand state restored into a 20-strand simulator silently.
+    def simulator(strands, **options):
+        return hairsim.Simulator(small_scene(hair={"generate": {"style": "wavy",
+                                                                "strands": strands, "seed": 5},
+                                                   "vertices": 10}), **options)
+
+    twenty, twenty_one = simulator(20), simulator(21)
+    twenty_one.step(2)
+    twenty.step(1)
+    before = twenty.positions()
+    with pytest.raises(hairsim.Error) as e:
+        twenty.restore_state(twenty_one.save_state())
+    assert e.value.field == "state"
+    assert "strands 21 in the state, 20 in this simulator" in str(e.value)
+    np.testing.assert_array_equal(twenty.positions(), before)  # unchanged
+    assert twenty.steps == 1
+    with pytest.raises(hairsim.Error) as e:
+        twenty.restore_state(simulator(20, precision="float").save_state())
+    assert 'precision "float" in the state, "double" in this simulator' in str(e.value)
+    with pytest.raises(hairsim.Error) as e:
+        twenty.restore_state(simulator(20, model="cosserat").save_state())
+    assert 'model "cosserat" in the state, "der" in this simulator' in str(e.value)
+
+
+def test_simulator_takes_every_model():
+    # model= raised "the setup's model settings are another model's" for every model but the
+    # scene's: it patched the options, not the model's settings. It now parses the scene with
+    # the model, as overrides=["model=..."] does.
+    scene = hairsim.Scene(small_scene(hair={"generate": {"style": "wavy", "strands": 3,
+                                                         "seed": 5}, "vertices": 10}))
+    for model in [m["name"] for m in hairsim.models() if "cpu" in m["backends"]]:
+        sim = hairsim.Simulator(scene, model=model)
+        sim.step(1)
+        assert sim.summary()["model"] == model and sim.steps == 1
+        assert np.isfinite(sim.positions()).all(), model
+        same = hairsim.Simulator(hairsim.Scene(scene.document, overrides=[f"model={model}"]))
+        assert same.dt == sim.dt, model  # the same scene as the override's
+    assert scene.model == "der"  # the scene itself is unchanged
+    with pytest.raises(hairsim.Error) as e:
+        hairsim.Simulator(scene, model="superhelix")
+    assert e.value.field == "model"
+
+
+def test_ctrl_c_stops_a_run_after_its_frame(tmp_path):
+    # SIGINT during hairsim.run: as `hairsim run` does, the run stops after its current frame
+    # with every output complete and summary.json "interrupted"; then KeyboardInterrupt. Before,
+    # the signal waited for the whole run (the GIL released, no handler ran).
+    import signal
+    out = tmp_path / "out"
+    scene = small_scene(time={"fps": 30, "frames": 100000},
+                        output={"frames": "ply", "usd": True, "checkpoint_every": 2})
+
+    def interrupt_after_frame_two():
+        deadline = time.time() + 60
+        while not (out / "frames" / "frame_00002.ply").exists() and time.time() < deadline:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_after_frame_two, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        hairsim.run(scene, out)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted"
+    frames = summary["frames"]
+    assert 2 <= frames < 1000
+    assert len(list((out / "frames").iterdir())) == frames + 1
+    assert summary["checkpoint"]["last_frame"] == frames  # checkpointed at the stop
+    assert not (out / "hair.usda.frames.tmp").exists()
+    assert (out / "hair.usda").read_text().count(": [") == frames + 1

@@ -1,7 +1,5 @@
 // hairsim command-line interface. Bad input: one line on stderr, exit code 2, no output file.
 // A failed run for any other reason: exit code 1.
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,9 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -174,59 +170,6 @@ std::filesystem::path output_folder(const RunArgs& a) {
                        : std::filesystem::path(a.out);
 }
 
-// Whether a file can be made in `folder` (an existing one).
-bool writable_folder(const std::filesystem::path& folder) {
-  const std::filesystem::path probe = folder / ".hairsim-write-test";
-  if (!std::ofstream(probe)) return false;
-  std::error_code ec;
-  std::filesystem::remove(probe, ec);
-  return true;
-}
-
-// The output folder checked before any simulation, so a run is not lost to a path found bad at
-// its end: an existing file in its place, or no writable folder to make it in. Makes nothing.
-void check_output_folder(const std::filesystem::path& out) {
-  std::error_code ec;
-  std::filesystem::path existing = std::filesystem::absolute(out, ec);
-  while (!existing.empty() && !std::filesystem::exists(existing, ec))
-    existing = existing.parent_path();
-  if (!std::filesystem::is_directory(existing, ec))
-    throw Error("--out", existing.string() + " exists and is not a folder");
-  if (!writable_folder(existing)) throw Error("--out", "cannot write into " + existing.string());
-}
-
-// One run per output folder: an exclusive lock on <out>/.hairsim.lock holding the owner's
-// process id, taken before the run and released when the process ends, however it ends (the
-// kernel drops a killed process's flock). A second run on the folder exits 2 naming both. The
-// file stays (removing it would let a third run lock a fresh file while a second still holds
-// the old one).
-class OutputLock {
- public:
-  explicit OutputLock(const std::filesystem::path& out) : path_(out / ".hairsim.lock") {
-    std::filesystem::create_directories(out);
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error("--out", "cannot create the lock " + path_.string());
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      char owner[32] = {};
-      const ssize_t n = ::pread(fd_, owner, sizeof owner - 1, 0);
-      ::close(fd_);
-      throw Error("--out", out.string() + " is in use by another run (process " +
-                               std::string(owner, n > 0 ? std::size_t(n) : 0) + ", lock " +
-                               path_.string() + ")");
-    }
-    const std::string pid = std::to_string(::getpid());
-    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0)
-      throw Error("--out", "cannot write the lock " + path_.string());
-  }
-  ~OutputLock() { ::close(fd_); }  // releases the lock
-  OutputLock(const OutputLock&) = delete;
-  OutputLock& operator=(const OutputLock&) = delete;
-
- private:
-  std::filesystem::path path_;
-  int fd_ = -1;
-};
-
 // --final's folder must exist and take a file (checked before the run).
 void check_final_folder(const RunArgs& a) {
   if (a.final_file.empty()) return;
@@ -235,7 +178,8 @@ void check_final_folder(const RunArgs& a) {
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec))
     throw Error("--final", "the folder " + folder.string() + " does not exist");
-  if (!writable_folder(folder)) throw Error("--final", "cannot write into " + folder.string());
+  if (!engine::writable_folder(folder))
+    throw Error("--final", "cannot write into " + folder.string());
 }
 
 // --final and --final-units checked before a single-rod run, so bad ones write nothing.
@@ -256,24 +200,24 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
     return engine::parse_hair_scene(doc, std::filesystem::path(a.scene).parent_path());
   });
   const std::filesystem::path out = output_folder(a);
-  check_output_folder(out);
-  std::error_code ec;
-  const bool new_folder = !std::filesystem::exists(out, ec);
-  const OutputLock lock(out);
-  if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
-  if (sc.pushed_out > 0)
-    std::cout << "notice: moved " << sc.pushed_out
-              << " vertices of the groom out of the colliders before the run (hair.push_out)\n";
-  std::cout << sc.setup.strands.strand_count() << " strands, " << sc.frames << " frames at "
-            << sc.fps << " fps, " << sc.steps_per_frame << " steps per frame, backend "
-            << engine::to_string(sc.options.backend) << " ("
-            << engine::to_string(sc.options.precision) << ")\n";
   g_stop_requested = false;
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
   engine::RunControl control{&std::cout, isatty(STDOUT_FILENO) == 1, &g_stop_requested,
-                             !a.resume.empty()};
-  if (control.resume) std::cout << "resuming from " << (out / "checkpoint.bin").string() << "\n";
+                             !a.resume.empty(), "--out"};
+  // The folder checked and locked (engine::run_hair_scene, as for Python): the run's
+  // description, and Ctrl-C from here on stops after the current frame.
+  control.started = [&] {
+    if (!sc.notice.empty()) std::cout << "notice: " << sc.notice << "\n";
+    if (sc.pushed_out > 0)
+      std::cout << "notice: moved " << sc.pushed_out
+                << " vertices of the groom out of the colliders before the run (hair.push_out)\n";
+    std::cout << sc.setup.strands.strand_count() << " strands, " << sc.frames << " frames at "
+              << sc.fps << " fps, " << sc.steps_per_frame << " steps per frame, backend "
+              << engine::to_string(sc.options.backend) << " ("
+              << engine::to_string(sc.options.precision) << ")\n";
+    std::signal(SIGINT, request_stop);
+    std::signal(SIGTERM, request_stop);
+    if (control.resume) std::cout << "resuming from " << (out / "checkpoint.bin").string() << "\n";
+  };
   auto default_signals = [] {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
@@ -281,14 +225,6 @@ int run_hair(const RunArgs& a, const nlohmann::json& doc) {
   engine::HairRunResult result;
   try {
     result = engine::run_hair_scene(sc, out, control);
-  } catch (const Error&) {
-    // Bad input the simulator found before the run wrote anything (a model's own settings
-    // check): the folder this run made holds only its lock, and goes with it (no partial output).
-    default_signals();
-    if (new_folder && std::distance(std::filesystem::directory_iterator(out, ec),
-                                    std::filesystem::directory_iterator()) == 1)
-      std::filesystem::remove_all(out, ec);
-    throw;
   } catch (...) {
     default_signals();
     throw;
@@ -334,7 +270,7 @@ int run_rod(const RunArgs& a, const nlohmann::json& doc) {
   });
   check_final_options(a);
   check_final_folder(a);
-  check_output_folder(output_folder(a));
+  engine::check_output_folder(output_folder(a), "--out");
   const scene::SceneRun result = naming_file(a.scene, [&] { return rod->run(); });
   write_rod_outputs(a, result, rod->final_strands());
   return 0;

@@ -1,5 +1,6 @@
 #include "engine/checkpoint.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -60,6 +61,50 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     throw Error(file_location(file, r.offset()), "state size does not match the file");
   c.simulator.assign(all.substr(r.offset(), state_size));
   return c;
+}
+
+void CheckpointFields::fail(const std::string& field, const std::string& why) const {
+  throw Error(file_.string() + ": " + field, why);
+}
+
+const nlohmann::json& CheckpointFields::find(const std::string& field) const {
+  std::string pointer;
+  for (const char c : field) pointer += c == '.' ? '/' : c;
+  const nlohmann::json::json_pointer at("/" + pointer);
+  if (!run_.contains(at)) fail(field, "missing from the checkpoint");
+  return run_.at(at);
+}
+
+std::string CheckpointFields::text(const std::string& field) const {
+  const nlohmann::json& v = find(field);
+  if (!v.is_string()) fail(field, "must be a string (got " + v.dump() + ")");
+  return v.get<std::string>();
+}
+
+long long CheckpointFields::integer(const std::string& field, long long lo, long long hi) const {
+  const nlohmann::json& v = find(field);
+  const std::string range = std::to_string(lo) + " .. " + std::to_string(hi);
+  if (!v.is_number_integer())
+    fail(field, "must be an integer in " + range + " (got " + v.dump() + ")");
+  // An unsigned beyond long long's range is beyond any range asked here.
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(hi))
+    fail(field, "must be in " + range + " (got " + v.dump() + ")");
+  const long long n = v.get<long long>();
+  if (n < lo || n > hi) fail(field, "must be in " + range + " (got " + v.dump() + ")");
+  return n;
+}
+
+double CheckpointFields::number(const std::string& field) const {
+  const nlohmann::json& v = find(field);
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    fail(field, "must be a finite number (got " + v.dump() + ")");
+  return v.get<double>();
+}
+
+const nlohmann::json& CheckpointFields::array(const std::string& field) const {
+  const nlohmann::json& v = find(field);
+  if (!v.is_array()) fail(field, "must be an array");
+  return v;
 }
 
 }  // namespace hairsim::engine

@@ -1,11 +1,18 @@
 #include "engine/hair_run.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -23,6 +30,8 @@ namespace hairsim::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr long long kMaxInteger = std::numeric_limits<long long>::max();
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -239,11 +248,11 @@ class Progress {
 // and at the end (the .usda's assembly, the MP4), with the wall time each took.
 class FrameOutputs {
  public:
-  // `resumed`: a checkpoint's record of the outputs (frames written, the .usda's progress) to
-  // take up; null for a fresh run.
+  // `resumed`: a checkpoint whose record of the outputs (frames written, the .usda's progress)
+  // to take up, up to frame `frames_done`; null for a fresh run.
   FrameOutputs(const HairScene& sc, const std::filesystem::path& out,
                const std::vector<Vec3>& start, int strands, int vertices,
-               const nlohmann::json* resumed)
+               const CheckpointFields* resumed, int frames_done)
       : sc_(sc), out_(out), strands_(strands), vertices_(vertices) {
     const Clock::time_point t0 = Clock::now();
     if (sc.render.strands > 0) {  // weights and offsets from the guides at rest, found once
@@ -255,22 +264,52 @@ class FrameOutputs {
     if (interp_) push_out_of_head(render_, 0.0);
     render_s += seconds_since(t0);
     const StrandSet first = file_strands(start);
+    file_strands_ = first.strand_count();
+    // Every field read before the .usda's frames file is taken up (and cut back to the record).
+    if (resumed) png_count_ = int(resumed->integer("outputs.png_count", 0, frames_done + 1));
     if (sc.output.usd && resumed) {
-      const nlohmann::json& u = resumed->at("usd");
+      const CheckpointFields& r = *resumed;
+      const int first_frame = int(r.integer("outputs.usd.first", 0, frames_done));
       usd_.emplace(
           out / "hair.usda", first, sc.fps,
-          UsdaAnimationWriter::Progress{u.at("body_bytes").get<std::uint64_t>(),
-                                        u.at("first").get<int>(), u.at("last").get<int>()});
+          UsdaAnimationWriter::Progress{
+              std::uint64_t(r.integer("outputs.usd.body_bytes", 0, kMaxInteger)), first_frame,
+              int(r.integer("outputs.usd.last", first_frame - 1, frames_done))});
     } else if (sc.output.usd) {
       usd_.emplace(out / "hair.usda", first, sc.fps);
     }
-    if (resumed) png_count_ = resumed->at("png_count").get<int>();
     if (!sc.output.frames.empty()) std::filesystem::create_directories(out / "frames");
     if (sc.output.png_every > 0) std::filesystem::create_directories(out / "png");
     view_ = preview_camera(sc, start);
   }
 
+  // Frame `frame`'s files, all or none: on a failed write (a full disk) the frame's files are
+  // removed again and the Error goes on; the .usda's frames file cuts its partial frame itself.
   void write(int frame, double t, const std::vector<Vec3>& x) {
+    const int png_count = png_count_;
+    const std::size_t thumbs = thumbs_.size();
+    try {
+      write_files(frame, t, x);
+    } catch (const Error&) {
+      png_count_ = png_count;
+      thumbs_.resize(thumbs);
+      std::error_code ec;
+      if (!sc_.output.frames.empty())
+        std::filesystem::remove(out_ / "frames" / frame_name(frame, sc_.output.frames.c_str()), ec);
+      std::filesystem::remove(out_ / "png" / frame_name(frame, "png"), ec);
+      std::filesystem::remove(out_ / "png" / ("density_" + frame_name(frame, "png").substr(6)), ec);
+      throw;
+    }
+  }
+
+  // Room the end of the run needs on disk beyond the frames: the .usda's text before and after
+  // its frames (a count per strand).
+  std::uintmax_t finish_room() const {
+    return usd_ ? 1024 + 12 * std::uintmax_t(file_strands_) : 0;
+  }
+
+ private:
+  void write_files(int frame, double t, const std::vector<Vec3>& x) {
     const bool png = sc_.output.png_every > 0 && frame % sc_.output.png_every == 0;
     const bool files = !sc_.output.frames.empty() || usd_;
     Clock::time_point t0 = Clock::now();
@@ -285,9 +324,6 @@ class FrameOutputs {
       write_strands(out_ / "frames" / frame_name(frame, sc_.output.frames.c_str()),
                     file_strands(x));
     frames_s += seconds_since(t0);
-    t0 = Clock::now();
-    if (usd_) usd_->add_frame(frame, sc_.output.strands == "guides" ? x : file_strands(x).points);
-    usd_s += seconds_since(t0);
     t0 = Clock::now();
     if (png) {
       const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
@@ -304,11 +340,16 @@ class FrameOutputs {
       ++png_count_;
     }
     png_s += seconds_since(t0);
+    t0 = Clock::now();  // the .usda last: the one output a failed write cannot take back
+    if (usd_) usd_->add_frame(frame, sc_.output.strands == "guides" ? x : file_strands(x).points);
+    usd_s += seconds_since(t0);
   }
 
+ public:
   // Completes the .usda and assembles the MP4; the files made go into `written`. Returns a
-  // note when an asked-for MP4 could not be made.
-  std::string finish(std::vector<std::filesystem::path>& written) {
+  // note when an asked-for MP4 could not be made. After a failed write (`write_failed`: a full
+  // disk) only the .usda is made: ffmpeg would leave a partial MP4.
+  std::string finish(std::vector<std::filesystem::path>& written, bool write_failed) {
     Clock::time_point t0 = Clock::now();
     if (usd_) {
       usd_->finish();
@@ -317,6 +358,11 @@ class FrameOutputs {
     usd_s += seconds_since(t0);
     t0 = Clock::now();
     std::string note;
+    if (write_failed) {
+      if (sc_.output.mp4 && png_count_ > 0)
+        note = "a write failed: no MP4 (the PNG frames are in png/)";
+      return note;
+    }
     if (sc_.output.mp4 && png_count_ > 0) {
       if (!ffmpeg_available()) {
         note = "ffmpeg is not installed: no MP4 (the PNG frames are in png/)";
@@ -419,6 +465,7 @@ class FrameOutputs {
   std::filesystem::path out_;
   int strands_, vertices_;
   std::optional<UsdaAnimationWriter> usd_;
+  std::size_t file_strands_ = 0;  // strands in the frame files and the .usda
   RenderOptions view_;
   int png_count_ = 0;
   std::optional<GuideInterpolator> interp_;
@@ -451,12 +498,12 @@ struct RunMeasures {
             {"max_speed_m_s", worst.max_speed},
             {"trace", trace}};
   }
-  void take_up(const nlohmann::json& r) {
-    worst.max_stretch = r.at("max_stretch").get<double>();
-    worst.max_penetration = r.at("max_penetration_m").get<double>();
-    worst.max_root_drift = r.at("max_root_drift_m").get<double>();
-    worst.max_speed = r.at("max_speed_m_s").get<double>();
-    trace = r.at("trace");
+  void take_up(const CheckpointFields& r) {
+    worst.max_stretch = r.number("measures.max_stretch");
+    worst.max_penetration = r.number("measures.max_penetration_m");
+    worst.max_root_drift = r.number("measures.max_root_drift_m");
+    worst.max_speed = r.number("measures.max_speed_m_s");
+    trace = r.array("measures.trace");
   }
 };
 
@@ -511,6 +558,40 @@ void remove_earlier_outputs(const std::filesystem::path& out) {
   }
 }
 
+// Room kept for the end of a run on a full disk: a file of allocated blocks in the output folder
+// (.hairsim.reserve), given back when a write fails, so that the last summary.json and the .usda
+// of the frames already written still fit (each is written beside its old self, then renamed).
+class SpaceReserve {
+ public:
+  explicit SpaceReserve(std::filesystem::path file) : file_(std::move(file)) {}
+  ~SpaceReserve() { release(); }
+  SpaceReserve(const SpaceReserve&) = delete;
+  SpaceReserve& operator=(const SpaceReserve&) = delete;
+
+  // At least `bytes` kept; twice that taken when it grows, so that it seldom does. Throws Error
+  // naming the file when the disk has not the room.
+  void keep(std::uintmax_t bytes) {
+    if (bytes <= size_) return;
+    const int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error(file_.string(), std::string("cannot write: ") + std::strerror(errno));
+    const int err = ::posix_fallocate(fd, 0, off_t(2 * bytes));
+    ::close(fd);
+    if (err != 0)
+      throw Error(file_.string(),
+                  std::string("cannot keep room for the run's end: ") + std::strerror(err));
+    size_ = 2 * bytes;
+  }
+  void release() {
+    std::error_code ec;
+    std::filesystem::remove(file_, ec);
+    size_ = 0;
+  }
+
+ private:
+  std::filesystem::path file_;
+  std::uintmax_t size_ = 0;
+};
+
 // One hairstyle run: the simulator stepped frame by frame, every frame's state checked, outputs
 // written as frames come, the summary rewritten after each (status "running"), checkpoints.
 class HairRun {
@@ -528,36 +609,75 @@ class HairRun {
     sim_->velocities(v);
     meter_.emplace(sc_, x, vertices_);
     std::optional<Checkpoint> checkpoint;
+    std::optional<CheckpointFields> resumed;
     if (control_.resume) {
       checkpoint = read_checkpoint(out_ / kCheckpointFile);
-      take_up(*checkpoint);
+      resumed.emplace(out_ / kCheckpointFile, checkpoint->run);
+      take_up(*resumed, checkpoint->simulator);
     } else {
       remove_earlier_outputs(out_);
     }
-    outputs_.emplace(sc_, out_, x, sim_->strands(), vertices_,
-                     checkpoint ? &checkpoint->run.at("outputs") : nullptr);
+    outputs_.emplace(sc_, out_, x, sim_->strands(), vertices_, resumed ? &*resumed : nullptr,
+                     frames_done_);
+    resumed.reset();
     checkpoint.reset();  // its state can be large
     counts_ = sim_->counts();
     setup_s_ += seconds_since(run_start_);
-    if (!control_.resume) {
+    writing([&] { reserve_.keep(reserve_bytes()); });
+    if (!control_.resume && !stop_) {
       const FrameStats f = meter_->measure(x, v, 0.0);
-      measures_.add(0, 0.0, f);
-      outputs_->write(0, 0.0, x);
-      stop_ = check_state(x, v, f, sc_.guard, vertices_, 0, 0.0);
+      if (writing([&] { outputs_->write(0, 0.0, x); })) measures_.add(0, 0.0, f);
+      if (!stop_) stop_ = check_state(x, v, f, sc_.guard, vertices_, 0, 0.0);
     }
     Progress progress(control_, sc_.frames);
-    if (!stop_ && !stop_requested()) {
-      write_summary("running");
+    if (!stop_ && !stop_requested() && writing([&] { write_summary("running"); }))
       run_frames(x, v, progress);
-    }
     interrupted_ = !stop_ && frames_done_ < sc_.frames;
     if (interrupted_) progress.interrupted();
-    if (interrupted_ && sc_.output.checkpoint_every > 0) write_checkpoint_now();
+    if (interrupted_ && sc_.output.checkpoint_every > 0) writing([&] { write_checkpoint_now(); });
     return finish();
   }
 
  private:
   bool stop_requested() const { return control_.stop && control_.stop->load(); }
+
+  // Runs `write`, one of the run's writes. A failed one (a full disk, a folder gone) stops the
+  // run: status "failed" naming the file, exit 1 (the input was good). Returns whether it wrote.
+  template <class Write>
+  bool writing(Write write) {
+    try {
+      write();
+      return true;
+    } catch (const RunFailure&) {
+      throw;
+    } catch (const Error& e) {
+      stop_ = RunStop{"failed", e.where(), e.why()};  // the file, and why it was not written
+    } catch (const std::filesystem::filesystem_error& e) {
+      stop_ = RunStop{"failed", e.path1().string(), "cannot write: " + e.code().message()};
+    }
+    write_failed_ = true;
+    return false;
+  }
+
+  // The room the run's end needs (SpaceReserve): the summary written last time, the .usda's
+  // text around its frames, and 64 KiB for the summary's growth and the fields of a stop.
+  std::uintmax_t reserve_bytes() const {
+    return summary_bytes_ + (outputs_ ? outputs_->finish_room() : 0) + (std::uintmax_t(1) << 16);
+  }
+
+  // Frame `frame`'s outputs, then its measures, checkpoint and summary. False when a write
+  // failed: the run stops, the frame's own files removed (frames 0 to the one before stay whole).
+  bool record_frame(int frame, const FrameStats& f, const std::vector<Vec3>& x) {
+    if (!writing([&] { outputs_->write(frame, sim_->time(), x); })) return false;
+    measures_.add(frame, sim_->time(), f);
+    frames_done_ = frame;
+    return writing([&] {
+      if (sc_.output.checkpoint_every > 0 && frame % sc_.output.checkpoint_every == 0)
+        write_checkpoint_now();
+      write_summary("running");
+      reserve_.keep(reserve_bytes());
+    });
+  }
 
   void run_frames(std::vector<Vec3>& x, std::vector<Vec3>& v, Progress& progress) {
     for (int frame = frames_done_ + 1; frame <= sc_.frames; ++frame) {
@@ -576,12 +696,7 @@ class HairRun {
       simulate_s_ += std::chrono::duration<double>(t0 - frame_start).count();
       const FrameStats f = meter_->measure(x, v, sim_->time());
       if ((stop_ = check_state(x, v, f, sc_.guard, vertices_, sim_->steps(), sim_->time()))) return;
-      measures_.add(frame, sim_->time(), f);
-      outputs_->write(frame, sim_->time(), x);
-      frames_done_ = frame;
-      if (sc_.output.checkpoint_every > 0 && frame % sc_.output.checkpoint_every == 0)
-        write_checkpoint_now();
-      write_summary("running");
+      if (!record_frame(frame, f, x)) return;
       progress.frame_done(frame, sim_->time(), 1e3 * seconds_since(frame_start));
       if (stop_requested()) return;
     }
@@ -607,35 +722,39 @@ class HairRun {
     last_checkpoint_ = frames_done_;
   }
 
-  // Restores a checkpoint written by this scene (Error naming --resume otherwise).
-  void take_up(const Checkpoint& c) {
-    const nlohmann::json& r = c.run;
-    auto differs = [&](const char* key, const nlohmann::json& now) {
-      if (r.at(key) != now)
-        throw Error("--resume", (out_ / kCheckpointFile).string() + " has " + key + " " +
-                                    r.at(key).dump() + ", this run " + now.dump());
-    };
-    if (r.value("fingerprint", "") != sc_.fingerprint)
-      throw Error("--resume", (out_ / kCheckpointFile).string() +
+  // Restores a checkpoint written by this scene (Error naming --resume otherwise), every field
+  // of its record checked (Error naming the file and the field).
+  void take_up(const CheckpointFields& r, const std::string& state) {
+    const std::string file = r.file().string();
+    if (r.text("fingerprint") != sc_.fingerprint)
+      throw Error("--resume", file +
                                   " was written by another scene (or other --set, --model, "
                                   "--backend, --precision options)");
-    differs("model", sc_.options.model);
-    differs("backend", to_string(sc_.options.backend));
-    differs("precision", to_string(sc_.options.precision));
-    differs("strands", sim_->strands());
-    differs("vertices", vertices_);
-    frames_done_ = r.at("frame").get<int>();
-    if (frames_done_ > sc_.frames)
-      throw Error("--resume", "the checkpoint is at frame " + std::to_string(frames_done_) +
-                                  ", beyond the " + std::to_string(sc_.frames) +
-                                  " frames asked (--frames, --duration)");
-    sim_->restore_state(c.simulator);
-    measures_.take_up(r.at("measures"));
-    const nlohmann::json& w = r.at("wall_time_s");
-    setup_s_ = w.at("setup").get<double>();
-    simulate_s_ = w.at("simulate").get<double>();
-    readback_s_ = w.at("readback").get<double>();
-    checkpoint_s_ = w.at("checkpoint").get<double>();
+    auto differs = [&](const char* key, const std::string& saved, const std::string& now) {
+      if (saved != now)
+        throw Error("--resume", file + " has " + key + " " + saved + ", this run " + now);
+    };
+    differs("model", r.text("model"), sc_.options.model);
+    differs("backend", r.text("backend"), to_string(sc_.options.backend));
+    differs("precision", r.text("precision"), to_string(sc_.options.precision));
+    differs("strands", std::to_string(r.integer("strands", 1, kMaxInteger)),
+            std::to_string(sim_->strands()));
+    differs("vertices", std::to_string(r.integer("vertices", 1, kMaxInteger)),
+            std::to_string(vertices_));
+    frames_done_ = int(r.integer("frame", 0, sc_.frames));  // within the frames asked
+    naming_file(file, [&] { sim_->restore_state(state); });
+    if (sim_->steps() != long(frames_done_) * sc_.steps_per_frame)
+      r.fail("frame", std::to_string(frames_done_) + " frames are " +
+                          std::to_string(long(frames_done_) * sc_.steps_per_frame) +
+                          " steps, the saved state has taken " + std::to_string(sim_->steps()));
+    measures_.take_up(r);
+    if (r.array("measures.trace").size() != std::size_t(frames_done_) + 1)
+      r.fail("measures.trace",
+             "must hold one entry per frame, 0 to " + std::to_string(frames_done_));
+    setup_s_ = r.number("wall_time_s.setup");
+    simulate_s_ = r.number("wall_time_s.simulate");
+    readback_s_ = r.number("wall_time_s.readback");
+    checkpoint_s_ = r.number("wall_time_s.checkpoint");
     resumed_from_ = frames_done_;
     last_checkpoint_ = frames_done_;
   }
@@ -722,19 +841,26 @@ class HairRun {
       s[stop_->status == "diverged" ? "diverged_at" : "failed_at"] = stop_->where;
       s["reason"] = stop_->why;
     }
-    io::write_file_atomically(
-        out_ / "summary.json",
-        s.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    const std::string text = s.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    io::write_file_atomically(out_ / "summary.json", text);
+    summary_bytes_ = text.size();
     return s;
   }
 
   HairRunResult finish() {
     HairRunResult result;
-    mp4_note_ = outputs_->finish(result.written);
-    result.interrupted = interrupted_;
-    result.summary = write_summary(stop_          ? stop_->status
-                                   : interrupted_ ? "interrupted"
-                                                  : "complete");
+    reserve_.release();  // its room is for what follows
+    writing([&] { mp4_note_ = outputs_->finish(result.written, write_failed_); });
+    result.interrupted = interrupted_ && !stop_;
+    try {
+      result.summary = write_summary(stop_          ? stop_->status
+                                     : interrupted_ ? "interrupted"
+                                                    : "complete");
+    } catch (const Error& e) {  // good input: a failed run (exit 1), not bad input
+      throw RunFailure(e.where(), e.why() + (stop_ ? " (the run had stopped: " + stop_->where +
+                                                         ": " + stop_->why + ")"
+                                                   : ""));
+    }
     result.written.push_back(out_ / "summary.json");
     if (sc_.output.checkpoint_every > 0 && last_checkpoint_ >= 0)
       result.written.push_back(out_ / kCheckpointFile);
@@ -762,14 +888,85 @@ class HairRun {
   double setup_s_ = 0, simulate_s_ = 0, readback_s_ = 0, checkpoint_s_ = 0;
   std::optional<RunStop> stop_;
   bool interrupted_ = false;
+  bool write_failed_ = false;      // stop_ is a failed write
+  std::size_t summary_bytes_ = 0;  // the summary last written
+  SpaceReserve reserve_{out_ / ".hairsim.reserve"};
   std::string mp4_note_;
+};
+
+// One run per output folder: an exclusive lock on <out>/.hairsim.lock holding the owner's
+// process id, taken before the run and released when it ends, however it ends (the kernel drops
+// a killed process's flock). flock locks an open file, not a process: a second run from the same
+// process (a Python thread) is refused as well. The file stays (removing it would let a third
+// run lock a fresh file while a second still holds the old one).
+class OutputLock {
+ public:
+  OutputLock(const std::filesystem::path& out, const std::string& where)
+      : path_(out / ".hairsim.lock") {
+    std::filesystem::create_directories(out);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(where, "cannot create the lock " + path_.string());
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char owner[32] = {};
+      const ssize_t n = ::pread(fd_, owner, sizeof owner - 1, 0);
+      ::close(fd_);
+      throw Error(where, out.string() + " is in use by another run (process " +
+                             std::string(owner, n > 0 ? std::size_t(n) : 0) + ", lock " +
+                             path_.string() + ")");
+    }
+    const std::string pid = std::to_string(::getpid());
+    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+      ::close(fd_);
+      throw Error(where, "cannot write the lock " + path_.string());
+    }
+  }
+  ~OutputLock() { ::close(fd_); }  // releases the lock
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
 };
 
 }  // namespace
 
+bool writable_folder(const std::filesystem::path& folder) {
+  const std::filesystem::path probe = folder / ".hairsim-write-test";
+  if (!std::ofstream(probe)) return false;
+  std::error_code ec;
+  std::filesystem::remove(probe, ec);
+  return true;
+}
+
+void check_output_folder(const std::filesystem::path& out, const std::string& where) {
+  std::error_code ec;
+  std::filesystem::path existing = std::filesystem::absolute(out, ec);
+  while (!existing.empty() && !std::filesystem::exists(existing, ec))
+    existing = existing.parent_path();
+  if (!std::filesystem::is_directory(existing, ec))
+    throw Error(where, existing.string() + " exists and is not a folder");
+  if (!writable_folder(existing)) throw Error(where, "cannot write into " + existing.string());
+}
+
 HairRunResult run_hair_scene(const HairScene& sc, const std::filesystem::path& out,
                              const RunControl& control) {
-  return HairRun(sc, out, control).run();
+  check_output_folder(out, control.folder_option);
+  std::error_code ec;
+  const bool new_folder = !std::filesystem::exists(out, ec);
+  const OutputLock lock(out, control.folder_option);
+  if (control.started) control.started();
+  try {
+    return HairRun(sc, out, control).run();
+  } catch (const RunFailure&) {
+    throw;
+  } catch (const Error&) {
+    // Bad input found before the run wrote anything (a model's own settings check, a damaged
+    // checkpoint): a folder this run made goes with it (no partial output). Failed writes are
+    // RunFailures and keep what was written.
+    if (new_folder) std::filesystem::remove_all(out, ec);
+    throw;
+  }
 }
 
 }  // namespace hairsim::engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
@@ -111,21 +112,46 @@ std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
     throw Error("precision", "the reference backend runs in double only");
   HairSetup head_centred = setup;  // rotations about the head's centre, the origin by default
   if (!head_centred.head.center) head_centred.head.center = Vec3::Zero();
-  return model.make_simulator(head_centred, options.backend, options.precision);
+  std::unique_ptr<Simulator> sim =
+      model.make_simulator(head_centred, options.backend, options.precision);
+  // As a saved state will hold it: JSON text read back (a NaN setting reads back as null).
+  sim->setup_signature_ =
+      nlohmann::json::parse(engine::setup_signature(model, head_centred, options, *sim).dump());
+  return sim;
 }
 
+// The state's layout: the steps, the model's bytes, then the setup's signature as JSON text and
+// its byte count (a trailer, so that the model's bytes start where they always did).
 std::string Simulator::save_state() {
   std::string out;
-  engine::StateWriter(out).value(steps_);
+  engine::StateWriter writer(out);
+  writer.value(steps_);
   save_model_state(out);
+  const std::string signature = setup_signature_.dump();
+  out += signature;
+  writer.value(std::uint64_t(signature.size()));
   return out;
 }
 
 void Simulator::restore_state(const std::string& state) {
-  engine::StateReader in(state);
+  const std::string_view all(state);
+  constexpr std::size_t kCount = sizeof(std::uint64_t);
+  std::uint64_t signature_size = 0;
+  if (all.size() >= sizeof(long) + kCount)
+    std::memcpy(&signature_size, all.data() + all.size() - kCount, kCount);
+  nlohmann::json saved;
+  if (signature_size > 0 && signature_size <= all.size() - sizeof(long) - kCount)
+    saved = nlohmann::json::parse(all.substr(all.size() - kCount - signature_size, signature_size),
+                                  nullptr, false);
+  if (!saved.is_object())
+    throw Error("state", "not a simulator state saved by this build (no setup record)");
+  if (const std::string d = engine::signature_difference(saved, setup_signature_); !d.empty())
+    throw Error("state", "saved by a simulator of another setup: " + d);
+  const std::string_view body = all.substr(0, all.size() - kCount - signature_size);
+  engine::StateReader in(body);
   const long steps = in.value<long>();
-  if (steps < 0) throw Error("checkpoint", "a negative step count");
-  restore_model_state(std::string_view(state).substr(sizeof steps));
+  if (steps < 0) throw Error("state", "a negative step count");
+  restore_model_state(body.substr(sizeof steps));
   steps_ = steps;
 }
 
@@ -148,6 +174,37 @@ namespace hairsim::engine {
 
 void throw_settings_mismatch() {
   throw Error("solver", "the setup's model settings are another model's");
+}
+
+nlohmann::json setup_signature(const Model& model, const HairSetup& setup,
+                               const SimulatorOptions& options, Simulator& sim) {
+  nlohmann::json s = {{"model", model.name},
+                      {"backend", to_string(options.backend)},
+                      {"precision", to_string(options.precision)},
+                      {"strands", sim.strands()},
+                      {"vertices", sim.vertices()}};
+  // Read before any step, its counters all zero: what is left are the settings (element
+  // counts, say), the same for every simulator of the setup.
+  if (model.summary) s["solver"] = model.summary(setup, options, sim.counts(), 0.0);
+  return s;
+}
+
+std::string signature_difference(const nlohmann::json& saved, const nlohmann::json& now) {
+  auto text = [](const nlohmann::json& v) { return v.is_null() ? std::string("none") : v.dump(); };
+  for (const char* key : {"model", "backend", "precision", "strands", "vertices"})
+    if (saved.value(key, nlohmann::json()) != now.value(key, nlohmann::json()))
+      return std::string(key) + " " + text(saved.value(key, nlohmann::json())) + " in the state, " +
+             text(now.value(key, nlohmann::json())) + " in this simulator";
+  const nlohmann::json a = saved.value("solver", nlohmann::json::object()).flatten();
+  const nlohmann::json b = now.value("solver", nlohmann::json::object()).flatten();
+  for (const auto& [pointer, value] : b.items())
+    if (a.value(pointer, nlohmann::json()) != value)
+      return "solver." + pointer.substr(1) + " " + text(a.value(pointer, nlohmann::json())) +
+             " in the state, " + text(value) + " in this simulator";
+  for (const auto& [pointer, value] : a.items())
+    if (!b.contains(pointer))
+      return "solver." + pointer.substr(1) + " " + text(value) + " in the state, none here";
+  return "";
 }
 
 std::string cpu_description(int threads) {

@@ -68,6 +68,15 @@ std::size_t push_out_of_colliders(StrandSet& strands, const std::vector<Collider
 
 [[noreturn]] void throw_settings_mismatch();
 
+struct Model;
+// What a simulator's saved state belongs to (Simulator::save_state's trailer): model, backend,
+// precision, strand and vertex counts and the model's settings as its summary states them.
+nlohmann::json setup_signature(const Model& model, const HairSetup& setup,
+                               const SimulatorOptions& options, Simulator& sim);
+// The first field where a saved state's signature differs from a simulator's, as
+// "strands 21 in the state, 20 in this simulator"; "" when none does.
+std::string signature_difference(const nlohmann::json& saved, const nlohmann::json& now);
+
 // A model's settings from a setup: setup.model_settings as Settings, or Settings' defaults when
 // there are none; throws Error when they are another model's.
 template <class Settings>

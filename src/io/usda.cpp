@@ -206,7 +206,11 @@ void UsdaAnimationWriter::add_frame(int frame, const std::vector<Vec3>& points) 
   std::ofstream body(body_, std::ios::app | std::ios::binary);
   body << line;
   body.close();
-  if (!body) throw Error(body_.string(), "cannot write");
+  if (!body) {
+    std::error_code ec;  // a partial line cut off: the frames before stay whole (a full disk)
+    std::filesystem::resize_file(body_, body_bytes_, ec);
+    throw Error(body_.string(), "cannot write");
+  }
   body_bytes_ += line.size();
   if (last_ < first_) first_ = frame;
   last_ = frame;
@@ -273,7 +277,15 @@ void UsdaAnimationWriter::finish() {
     out.append(std::istreambuf_iterator<char>(body), std::istreambuf_iterator<char>());
   }
   out += "    }\n}\n";
-  io::write_file_atomically(path_, out);
+  try {
+    io::write_file_atomically(path_, out);
+  } catch (const Error&) {
+    // A full disk: the frames file's room is what the .usda needs, and its text is in `out`
+    // (the file goes at the writer's end in any case).
+    std::error_code ec;
+    std::filesystem::remove(body_, ec);
+    io::write_file_atomically(path_, out);
+  }
   finished_ = true;
 }
 
