@@ -337,7 +337,7 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       {base + "--set hair.generate.length=1e300",
        "hair.generate.length: must be > 0 and <= 10 (m)"},
       {base + "--set material.radius=1e300",
-       "material.radius: gives a zero or non-finite stiffness or density (r = 1e+300 m)"},
+       "material.radius: must be > 0 and within [1e-7, 1] (m) (got 1e+300)"},
       {base + "--model cosserat --set hair.generate.length=1e-300",
        "hair.generate: strand 0 has coincident points"},
       {"run '" + (dir / "overflow.json").string() + "' --out '" + (dir / "out").string() + "'",
