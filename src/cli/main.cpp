@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -286,7 +287,13 @@ int cmd_run(const RunArgs& a) {
   if (!a.precision.empty()) overrides.push_back("precision=" + a.precision);
   if (!a.frames.empty()) overrides.push_back("time.frames=" + a.frames);
   if (!a.duration.empty()) overrides.push_back("time.duration=" + a.duration);
+  // cuda asked for where it cannot run: the user's request cannot be met (exit 2), said before
+  // the scene's files are read, naming the option or the scene's field.
+  const std::string no_cuda = engine::cuda_unavailable_reason();
+  if (a.backend == "cuda" && !no_cuda.empty()) throw Error("--backend", "cuda: " + no_cuda);
   nlohmann::json doc = load_scene_document(a.scene, overrides);
+  if (doc.is_object() && doc.value("backend", nlohmann::json()) == "cuda" && !no_cuda.empty())
+    throw Error(a.scene + ": backend", "cuda: " + no_cuda);
   // --frames replaces the scene's duration and --duration its frame count.
   if (doc.contains("time") && doc["time"].is_object()) {
     if (!a.frames.empty()) doc["time"].erase("duration");
@@ -403,6 +410,9 @@ int cmd_bench(const BenchArgs& a) {
     throw Error("--json", "expected a .json file name");
   for (const std::string& c : a.collisions)
     if (c != "on" && c != "off") throw Error("--collisions", "must be on or off (got '" + c + "')");
+  for (const std::string& p : a.precisions)  // here too: the reference's rows never read them
+    if (p != "float" && p != "double")
+      throw Error("--precision", "must be float or double (got '" + p + "')");
   if (!(a.row_budget >= 0)) throw Error("--row-budget", "must be >= 0 seconds");
   if (a.distinct_strands < 0) throw Error("--distinct-strands", "must be >= 0");
   if (!(a.time_limit >= 0)) throw Error("--time-limit", "must be >= 0 seconds");
@@ -413,14 +423,23 @@ int cmd_bench(const BenchArgs& a) {
   BenchBudget budget(a.row_budget, a.time_limit);
   nlohmann::json rows = nlohmann::json::array();
   bool any_failed = false;
+  // The reference runs in double only: its rows are double whatever --precision asks (once,
+  // however many precisions), and a notice says so, so that `--backend reference,cpu` shows the
+  // reference beside the default float rows rather than dropping it.
+  const auto precisions_of = [&](const std::string& backend) {
+    return backend == "reference" ? std::vector<std::string>{"double"} : a.precisions;
+  };
+  const bool reference_asked =
+      std::find(a.backends.begin(), a.backends.end(), "reference") != a.backends.end();
+  if (reference_asked && a.precisions != std::vector<std::string>{"double"})
+    std::printf("notice: the reference backend runs in double only: its rows are double\n");
   print_bench_header(model);
   for (const std::string& backend : a.backends)
-    for (const std::string& precision : a.precisions)
+    for (const std::string& precision : precisions_of(backend))
       for (const std::string& integrator : integrators)
         for (const std::string& collisions : a.collisions)
           for (int n : a.strands)
             for (int v : a.vertices) {
-              if (backend == "reference" && precision != "double") continue;
               const engine::BenchCase c{
                   a.model, backend, precision, integrator,        collisions == "on",
                   n,       v,       a.steps,   a.distinct_strands};

@@ -58,4 +58,14 @@ nlohmann::json describe_devices() {
           {"cuda", describe_cuda()}};
 }
 
+std::string cuda_unavailable_reason() {
+#ifndef HAIRSIM_HAVE_CUDA
+  return "hairsim was built without CUDA (HAIRSIM_CUDA=OFF or no nvcc); use cpu or auto";
+#else
+  if (cuda::device_count() == 0)
+    return "no CUDA device present (hairsim devices says why); use cpu or auto";
+  return "";
+#endif
+}
+
 }  // namespace hairsim::engine

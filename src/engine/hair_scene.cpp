@@ -15,12 +15,26 @@
 #include "hairsim/sdf.hpp"
 #include "hairsim/units.hpp"
 #include "scene/json_reader.hpp"
+#include "scene/rod_material.hpp"
 #include "scene/scene_files.hpp"
 
 namespace hairsim::engine {
 namespace {
 
 constexpr int kMaxFrames = 10000000;
+
+// Physical ranges of the loads, beyond anything a head of hair meets, so that a value that
+// passes is one the step can take (1e300 passed as "non-negative" and the run failed at its
+// first step): gravity up to 1,000 g, damping and drag up to a mass relaxing in 0.1 ms (hair in
+// air: 1e-4 N s/m² of drag), wind up to 1,000 m/s (three times the speed of sound, where Stokes
+// drag means nothing), head positions and translations within 100 m of the origin (a float
+// position there still resolves 8 µm).
+constexpr double kMaxGravity = 1e4;       // m/s²
+constexpr double kMaxDamping = 1e4;       // 1/s
+constexpr double kMaxDrag = 100;          // N s/m²
+constexpr double kMaxWind = 1e3;          // m/s
+constexpr double kMaxHeadDistance = 100;  // m
+constexpr double kMaxAmplitude = 100;     // rad (16 turns), or m for a jump
 
 using scene::JsonReader;
 
@@ -151,19 +165,11 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
 // spreads them (uniform in r (1 ± variation), deterministic in `seed`).
 void parse_material(JsonReader m, const std::vector<double>& file_radii, HairSetup& setup) {
   RodMaterial& mat = setup.material;
-  mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
-  mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
-  mat.shear_modulus =
-      m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
-  mat.density = m.number("density", mat.density, "> 0", scene::positive);
+  mat = scene::read_round_rod_material(m);
   const double variation =
       m.number("radius_variation", 0.0, ">= 0 and < 1", [](double v) { return v >= 0 && v < 1; });
   std::uint64_t state = std::uint64_t(m.integer("seed", 1, 0, 1 << 30));
   m.finish();
-  // The stiffnesses and density a radius gives must be numbers (r = 1e300 m gives infinities).
-  if (!finite_material(mat))
-    m.fail("radius", "gives a zero or non-finite stiffness or density (r = " +
-                         short_number(mat.radius) + " m)");
   if (file_radii.empty() && variation == 0) return;
   for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
     std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);  // splitmix64
@@ -173,17 +179,26 @@ void parse_material(JsonReader m, const std::vector<double>& file_radii, HairSet
     RodMaterial strand = mat;
     if (!file_radii.empty()) strand.radius = file_radii[s];
     strand.radius *= 1 + variation * (2 * u - 1);
+    // A file's radius or a wide variation may leave the range every stiffness is a number in.
+    if (!(strand.radius >= scene::kMinRodRadius && strand.radius <= scene::kMaxRodRadius))
+      throw Error(file_radii.empty() ? m.path_of("radius_variation") : "hair.radius_from_file",
+                  "gives strand " + std::to_string(s) + " a radius of " +
+                      short_number(strand.radius) + " m, outside [1e-7, 1] m");
     setup.strand_materials.push_back(strand);
   }
 }
 
 void parse_air(JsonReader air, HairSetup& s) {
   // Stokes drag on a hair in air (docs/models/der.md): 1e-4 N s/m² across, half along.
-  s.drag_normal = air.number("drag_normal", 1e-4, ">= 0", scene::non_negative);
-  s.drag_tangent = air.number("drag_tangent", 0.5 * s.drag_normal, ">= 0", scene::non_negative);
+  const auto drag = [](double d) { return d >= 0 && d <= kMaxDrag; };
+  s.drag_normal = air.number("drag_normal", 1e-4, ">= 0 and <= 100 (N s/m²)", drag);
+  s.drag_tangent =
+      air.number("drag_tangent", 0.5 * s.drag_normal, ">= 0 and <= 100 (N s/m²)", drag);
   const Vec3 mean = air.vec3("wind", Vec3::Zero());
+  if (!(mean.norm() <= kMaxWind)) air.fail("wind", "must be at most 1000 m/s");
   JsonReader g = air.object("gusts");
-  const double strength = g.number("strength", 0.0, ">= 0", scene::non_negative);
+  const double strength = g.number("strength", 0.0, ">= 0 and <= 1000 (m/s)",
+                                   [](double v) { return v >= 0 && v <= kMaxWind; });
   const double frequency = g.number("frequency", 0.5, "> 0", scene::positive);
   const double size = g.number("size", 0.3, "> 0", scene::positive);
   const int modes = g.integer("modes", 6, 1, kernels::kMaxWindModes);
@@ -200,8 +215,9 @@ ClampMotion parse_head_motion(JsonReader m) {
   ClampMotion motion;
   const std::string type = m.string("type", "still");
   const double pi = std::numbers::pi;
-  auto amplitude = [&](double fallback) {
-    return m.number("amplitude", fallback, ">= 0", scene::non_negative);
+  auto amplitude = [&](double fallback) {  // rad, or m for a jump
+    return m.number("amplitude", fallback, ">= 0 and <= 100",
+                    [](double a) { return a >= 0 && a <= kMaxAmplitude; });
   };
   auto frequency = [&](double fallback) {
     return m.number("frequency", fallback, "> 0", scene::positive);
@@ -230,6 +246,8 @@ ClampMotion parse_head_motion(JsonReader m) {
       Keyframe key;
       key.time = k.number("time", std::nullopt);
       key.translation = k.vec3("translation", Vec3::Zero());
+      if (!(key.translation.norm() <= kMaxHeadDistance))
+        k.fail("translation", "must be within 100 m of the origin");
       key.rotation = k.vec3("rotation", Vec3::Zero());
       k.finish();
       keys.push_back(key);
@@ -306,7 +324,10 @@ TriangleMesh preview_mesh(JsonReader& head, const std::filesystem::path& dir,
 
 void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc) {
   sc.setup.head = parse_head_motion(head.object("motion"));
-  sc.setup.head.center = head.vec3("center", Vec3::Zero());
+  const Vec3 center = head.vec3("center", Vec3::Zero());
+  if (!(center.norm() <= kMaxHeadDistance))
+    head.fail("center", "must be within 100 m of the origin");
+  sc.setup.head.center = center;
   const double friction = head.number("friction", 0.3, ">= 0", scene::non_negative);
   std::vector<TriangleMesh> collider_meshes;
   for (JsonReader c : head.objects("colliders"))
@@ -460,12 +481,16 @@ HairScene parse_hair_scene(const nlohmann::json& doc, const std::filesystem::pat
         scatter_render_roots(sc.setup.strands, sc.render.strands, sc.render.options.seed);
   parse_material(top.object("material"), file_radii, sc.setup);
   sc.setup.gravity = top.vec3("gravity", Vec3(0, -9.81, 0));
-  sc.setup.damping = top.number("damping", 0.0, ">= 0", scene::non_negative);
+  if (!(sc.setup.gravity.norm() <= kMaxGravity))
+    top.fail("gravity", "must be at most 1e4 m/s² (1,000 g)");
+  sc.setup.damping = top.number("damping", 0.0, ">= 0 and <= 1e4 (1/s)",
+                                [](double d) { return d >= 0 && d <= kMaxDamping; });
   parse_air(top.object("air"), sc.setup);
   parse_head(top.object("head"), scene_dir, sc);
   if (sc.push_out) sc.pushed_out = push_out_of_colliders(sc.setup.strands, sc.setup.colliders);
   parse_time(top.object("time"), model, sc);
   sc.setup.model_settings = model.parse_settings(top.object("solver"));  // the model's own
+  if (model.check_settings) model.check_settings(*sc.setup.model_settings, sc.options.backend);
   parse_output(top.object("output"), sc.render.strands, sc.output);
   parse_interaction(top.object("interaction"), sc);
   parse_guard(top.object("guard"), sc.guard);

@@ -41,6 +41,11 @@ struct Model {
   std::vector<Backend> backends;
   // A hairstyle scene's "solver" object (an empty one when absent) as the model's settings.
   std::function<std::shared_ptr<const ModelSettings>(scene::JsonReader solver)> parse_settings;
+  // What a backend cannot do of the settings (a kernel's fixed storage): Error naming the
+  // solver field, when a scene is parsed (so the message names the scene file) rather than when
+  // the simulator is made. Null: every backend of the model takes any settings parse_settings
+  // accepts.
+  std::function<void(const ModelSettings&, Backend)> check_settings;
   // A simulator of a checked setup (Simulator::create checks what is common to every model).
   std::function<std::unique_ptr<Simulator>(const HairSetup&, Backend, Precision)> make_simulator;
   // The model's own fields of a hairstyle run's summary.json (null: none).

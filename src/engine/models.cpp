@@ -88,7 +88,14 @@ const Model& find_model(const std::string& name, const std::string& where) {
 std::unique_ptr<RodScene> parse_rod_scene(const nlohmann::json& document,
                                           const std::filesystem::path& dir) {
   const std::string name = scene::JsonReader(document, "").string("model", default_model());
-  return find_model(name).parse_rod_scene(document, dir);
+  const Model& model = find_model(name);
+  // A scene is a hairstyle (`hair`) or a single rod (`rod`): one with neither (`{}`, a strand
+  // file's JSON, a misspelt key) is told what a scene needs, not the first field a rod lacks.
+  if (!document.contains("rod"))
+    throw Error("scene",
+                "needs 'hair' (a hairstyle: a strand file or a generated style) or "
+                "'rod' (a single rod); see docs/scenes.md");
+  return model.parse_rod_scene(document, dir);
 }
 
 }  // namespace hairsim::engine

@@ -9,9 +9,25 @@
 #include "hairsim/material.hpp"
 #include "hairsim/strands.hpp"
 #include "reference/eigen_bridge.hpp"
+#include "scene/rod_material.hpp"
 #include "scene/scene_files.hpp"
 
 namespace hairsim::scene {
+
+RodMaterial read_round_rod_material(JsonReader& m) {
+  RodMaterial mat;
+  mat.radius = m.number("radius", mat.radius, "> 0 and within [1e-7, 1] (m)",
+                        [](double r) { return r >= kMinRodRadius && r <= kMaxRodRadius; });
+  const char* modulus_range = "> 0 and within [1, 1e13] (Pa)";
+  const auto modulus = [](double e) { return e >= 1 && e <= 1e13; };
+  mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, modulus_range, modulus);
+  mat.shear_modulus =  // Poisson ratio 0.3 by default
+      m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), modulus_range, modulus);
+  mat.density = m.number("density", mat.density, "> 0 and within [1e-3, 1e5] (kg/m³)",
+                         [](double d) { return d >= 1e-3 && d <= 1e5; });
+  return mat;
+}
+
 Stiffness parse_rod_material(JsonReader m) {
   Stiffness s{};
   if (m.has("bending_stiffness")) {
@@ -21,12 +37,7 @@ Stiffness parse_rod_material(JsonReader m) {
     s.stretching = m.number("stretching_stiffness", 0.0, ">= 0", scene::non_negative);
     s.radius = m.number("radius", 0.0, ">= 0", scene::non_negative);
   } else {
-    RodMaterial mat;
-    mat.radius = m.number("radius", mat.radius, "> 0", scene::positive);
-    mat.youngs_modulus = m.number("youngs_modulus", mat.youngs_modulus, "> 0", scene::positive);
-    mat.shear_modulus =
-        m.number("shear_modulus", mat.youngs_modulus / (2 * (1 + 0.3)), "> 0", scene::positive);
-    mat.density = m.number("density", mat.density, "> 0", scene::positive);
+    const RodMaterial mat = read_round_rod_material(m);
     s = {mat.bending_stiffness(), mat.twist_stiffness(), mat.linear_density(),
          mat.stretching_stiffness(), mat.radius};
   }

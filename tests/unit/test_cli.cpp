@@ -256,5 +256,39 @@ TEST(Cli, BenchRejectsUnknownBackendAndModel) {
   }
 }
 
+// `hairsim bench ARGS --json F`: its stdout, and its rows as read back from F (exit 0 asserted).
+std::pair<std::string, nlohmann::json> bench_rows(const std::string& args, const ScratchDir& dir) {
+  const auto r = run_cli("bench " + args + " --json '" + (dir / "bench.json").string() + "'", dir);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  return {r.out, test::read_json(dir / "bench.json")};
+}
+
+TEST(Cli, BenchRunsTheReferenceInDoubleBesideFloatRows) {
+  // The README's `bench --backend reference,cpu` (float by default) dropped the reference rows
+  // without a word: the reference runs in double only, so its rows are double, said by a notice.
+  ScratchDir dir;
+  const auto [out, rows] = bench_rows(
+      "--backend reference,cpu --precision float,double --strands 4 --vertices 6 --steps 1", dir);
+  EXPECT_EQ(
+      out.rfind("notice: the reference backend runs in double only: its rows are double\n", 0), 0u)
+      << out;
+  ASSERT_EQ(rows.size(), 3u);  // the reference once (double), cpu float and double
+  EXPECT_EQ(rows[0]["backend"], "reference");
+  EXPECT_EQ(rows[0]["precision"], "double");
+  EXPECT_TRUE(rows[0]["ran"].get<bool>());
+  EXPECT_EQ(rows[1]["precision"], "float");
+  EXPECT_EQ(rows[2]["precision"], "double");
+  // Asked in double only, no notice.
+  const auto [double_out, double_rows] =
+      bench_rows("--backend reference --precision double --strands 4 --vertices 6 --steps 1", dir);
+  EXPECT_EQ(double_out.find("notice"), std::string::npos) << double_out;
+  EXPECT_EQ(double_rows.size(), 1u);
+  // A bad precision is refused even where only the reference would run.
+  const auto bad = run_cli("bench --backend reference --precision half", dir);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--precision: must be float or double (got 'half')"), std::string::npos)
+      << bad.err;
+}
+
 }  // namespace
 }  // namespace hairsim

@@ -240,13 +240,14 @@ TEST(RunRobustness, NanInOneStrandStopsTheRunNamingIt) {
 }
 
 TEST(RunRobustness, FailedSolveWritesAFailedSummary) {
-  // Cosserat with fibres of radius 1e-30 m: masses and stiffnesses underflow and the Newton
-  // system's preconditioner meets a zero pivot on every strand (the probe's case, which left
-  // no summary). Exit 1 naming strand and step; summary "failed" with the reason.
+  // Cosserat in float with fibres of radius 1e-7 m, the thinnest material.radius a scene takes
+  // (1e-30, the probe's case that left no summary, is refused now): the solve fails on every
+  // strand at the first step, after its retries. Exit 1 naming strand and step; summary "failed"
+  // with the reason.
   ScratchDir dir;
   nlohmann::json doc = small_scene();
   doc["model"] = "cosserat";
-  doc["material"] = {{"radius", 1e-30}};
+  doc["material"] = {{"radius", 1e-7}};
   const auto scene = write_scene(dir, doc);
   const auto r =
       run_cli("run " + quoted(scene) + " --backend cpu --out " + quoted(dir / "out"), dir);

@@ -49,24 +49,29 @@ void load_strand(const engine::HostBatch<ks::ClothoidBatch<T>>& batch, int s,
 
 }  // namespace
 
+void check_kernel_settings(const SuperClothoidSettings& settings) {
+  if (settings.elements > ks::kMaxElements)
+    throw Error("solver.elements", "at most " + std::to_string(ks::kMaxElements) +
+                                       " on the cpu and cuda backends (got " +
+                                       std::to_string(settings.elements) + ")");
+  // Every contact point (a quadrature point of an element) must fit the kernels' list: a full
+  // one drops pairs (counted), which let hair through the head on the soak. (A point near two
+  // colliders at once takes two places: that rare overflow is still counted, not refused.)
+  if (settings.elements * settings.quadrature > ks::kMaxContacts)
+    throw Error("solver.quadrature", std::to_string(settings.elements) + " elements x " +
+                                         std::to_string(settings.quadrature) +
+                                         " points is more contact points than the kernels hold (" +
+                                         std::to_string(ks::kMaxContacts) +
+                                         "): fewer elements or points");
+}
+
 template <class T>
 SuperClothoidEngine<T>::SuperClothoidEngine(const engine::HairSetup& setup, engine::Precision)
     : head_(setup.head),
       dt_(setup.dt),
       elements_(engine::settings_of<SuperClothoidSettings>(setup).elements) {
   const SuperClothoidSettings& settings = engine::settings_of<SuperClothoidSettings>(setup);
-  if (elements_ > ks::kMaxElements)
-    throw Error("solver.elements", "at most " + std::to_string(ks::kMaxElements) +
-                                       " on the cpu and cuda backends (got " +
-                                       std::to_string(elements_) + ")");
-  // Every contact point (a quadrature point of an element) must fit the kernels' list: a full
-  // one drops pairs (counted), which let hair through the head on the soak. (A point near two
-  // colliders at once takes two places: that rare overflow is still counted, not refused.)
-  if (elements_ * settings.quadrature > ks::kMaxContacts)
-    throw Error("solver.quadrature",
-                std::to_string(elements_) + " elements x " + std::to_string(settings.quadrature) +
-                    " points is more contact points than the kernels hold (" +
-                    std::to_string(ks::kMaxContacts) + "): fewer elements or points");
+  check_kernel_settings(settings);
   input_.dt = setup.dt;
   input_.internal_friction = settings.internal_friction;
   ks::Loads<double>& loads = input_.loads;

@@ -8,6 +8,12 @@
 
 namespace hairsim::models {
 
+struct SuperClothoidSettings;
+// What the kernels' fixed storage takes of the settings (solver.elements, solver.quadrature):
+// Error naming the field otherwise. The engine checks it when made; the model table's
+// check_settings, when a scene for the cpu or cuda backend is parsed.
+void check_kernel_settings(const SuperClothoidSettings& settings);
+
 template <class T>
 class SuperClothoidEngine {
  public:

@@ -80,6 +80,10 @@ engine::Model super_clothoid_model() {
   m.backends = {engine::Backend::reference, engine::Backend::cpu, engine::Backend::cuda};
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
+  m.check_settings = [](const engine::ModelSettings& s, engine::Backend backend) {
+    if (backend != engine::Backend::reference)
+      check_kernel_settings(static_cast<const SuperClothoidSettings&>(s));
+  };
   m.summary = summary;
   // Parity comparisons (the generic tests) with 8 elements a strand: the case the parity bounds
   // were measured on, at half the cost of the hairstyles' 16 (both backends fit the same).
