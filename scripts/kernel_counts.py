@@ -128,7 +128,9 @@ def bench(binary, model, integrator, strands, vertices, steps, callgrind_out=Non
     cmd = [binary, "bench", "--model", model, "--integrator", integrator, "--backend", "cpu",
            "--precision", "float", "--collisions", "on", "--strands", str(strands),
            "--vertices", str(vertices), "--steps", str(steps)]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # The policy set: hairsim would otherwise run itself again to set it (src/engine/threads.hpp),
+    # an exec that callgrind does not follow.
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive")
     with tempfile.TemporaryDirectory() as tmp:
         rows_path = os.path.join(tmp, "rows.json")
         cmd += ["--json", rows_path]

@@ -19,10 +19,16 @@ import json as _json
 import os as _os
 from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
-import numpy as _np
+# OpenMP's wait policy, as the CLI runs (src/engine/threads.hpp, default_wait_policy): passive
+# unless the user chose one. libgomp reads it once, when it is loaded, so this comes before the
+# extension (and numpy) load it; a process that loaded libgomp earlier keeps its own policy.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["OMP_WAIT_POLICY"] = "passive"
 
-from . import _hairsim
-from ._hairsim import Error, RunFailure
+import numpy as _np  # noqa: E402
+
+from . import _hairsim  # noqa: E402
+from ._hairsim import Error, RunFailure  # noqa: E402
 
 __all__ = [
     "Error", "RunFailure", "read_strands", "write_strands", "generate", "models", "backends",

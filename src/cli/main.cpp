@@ -18,6 +18,7 @@
 #include "engine/hair_run.hpp"
 #include "engine/hair_scene.hpp"
 #include "engine/model.hpp"
+#include "engine/threads.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
@@ -614,6 +615,10 @@ int run(int argc, char** argv) {
 }  // namespace hairsim
 
 int main(int argc, char** argv) {
+  // OpenMP's wait policy (engine/threads.hpp): libgomp has read the environment already, so the
+  // policy takes effect in a fresh image of this program (same process, arguments, environment
+  // plus the policy). Should that fail, the run goes on with libgomp's default.
+  if (hairsim::engine::default_wait_policy()) execv("/proc/self/exe", argv);
   try {
     return hairsim::run(argc, argv);
   } catch (const hairsim::RunFailure& e) {

@@ -36,7 +36,8 @@ StepCounters batch_counters(const long (&values)[Batch::kCounters]) {
   return c;
 }
 
-// The kernels on the host: OpenMP over tiles of strands.
+// The kernels on the host: OpenMP over tiles of strands, as many threads as a step's work is
+// worth (engine/threads.hpp).
 template <class Engine>
 class HostSimulator final : public Simulator {
  public:
@@ -59,7 +60,8 @@ class HostSimulator final : public Simulator {
   void step() override {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
-    const int failed = step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_);
+    const int failed =
+        step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_, team_);
     check_solves(counts(), steps_, dt(), failed);
     if (interaction_.enabled) {
       const Clock::time_point strands_done = Clock::now();
@@ -112,6 +114,7 @@ class HostSimulator final : public Simulator {
   Engine engine_;
   HostBatch<Batch> batch_;
   long totals_[Batch::kCounters] = {};
+  HostTeam team_;  // the steps' threads, by their measured work
   Interaction interaction_;
   HostInteraction<Scalar> stage_;
   kernels::interaction::Settings<Scalar> settings_;

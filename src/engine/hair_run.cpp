@@ -19,6 +19,7 @@
 #include "engine/checkpoint.hpp"
 #include "engine/interaction_stage.hpp"
 #include "engine/model.hpp"
+#include "engine/threads.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/guides.hpp"
 #include "hairsim/io.hpp"
@@ -399,7 +400,7 @@ class FrameOutputs {
   void push_out_of_head(StrandSet& s, double t) const {
     if (colliders_.empty()) return;
     const kernels::RigidPose<double> pose = bridge::rigid_pose<double>(sc_.setup.head, t);
-#pragma omp parallel for schedule(static, 256)
+#pragma omp parallel for schedule(static, 256) num_threads(items_team_size(long(s.points.size())))
     for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(s.strand_count()); ++i)
       for (std::size_t a = s.offsets[std::size_t(i)] + 2; a < s.offsets[std::size_t(i) + 1]; ++a) {
         const kernels::Vector3<double> local = pose.apply_inverse(to_kernel(s.points[a]));

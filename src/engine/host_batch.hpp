@@ -2,7 +2,9 @@
 // The generic batched engine's host side, for any model's batch traits
 // (kernels/common/batch_layout.hpp): storage of every array in the tiled layout, the index of a
 // strand's row, vector fields read back strand after strand, and the cpu backend's executor: the
-// model's per-strand step over all tiles on all cores (OpenMP).
+// model's per-strand step over all tiles on as many cores as the step's work is worth (OpenMP).
+#include <omp.h>
+
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "common/batch_layout.hpp"
 #include "core/memory.hpp"
 #include "engine/state_io.hpp"
+#include "engine/threads.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/strands.hpp"
 
@@ -67,7 +70,7 @@ class HostBatch {
   // Every vertex of a field, strand after strand (strand s, vertex i at s * vertices + i).
   void gather(const kernels::VertexVectors<Scalar>& f, std::vector<Vec3>& out) const {
     out.resize(std::size_t(strands()) * vertices());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(items_team_size(long(strands()) * vertices()))
     for (int s = 0; s < strands(); ++s)
       for (int i = 0; i < vertices(); ++i) out[std::size_t(s) * vertices() + i] = vector(f, s, i);
   }
@@ -78,19 +81,24 @@ class HostBatch {
 };
 
 // One step of every strand on the host: threads take whole tiles (a tile's strands share cache
-// lines), dynamically, since a strand's work varies with its iterations. The counters are added
-// into `totals` (integers: the sum does not depend on the order). Returns the lowest strand
-// whose solve failed (its Batch::kFailureCounter grew), -1 when none did.
+// lines), dynamically, since a strand's work varies with its iterations. `threads` threads at
+// most (engine/threads.hpp), never more than tiles; with `work_seconds`, the step's work (the
+// threads' CPU seconds in the loop, summed) is written there. The counters are added into
+// `totals` (integers: the sum does not depend on the order). Returns the lowest strand whose
+// solve failed (its Batch::kFailureCounter grew), -1 when none did.
 template <class Batch>
 int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
-                 long (&totals)[Batch::kCounters]) {
+                 long (&totals)[Batch::kCounters], int threads = omp_get_max_threads(),
+                 double* work_seconds = nullptr) {
   const int tiles = a.tile_count();
   int first_failed = a.strands;
-#pragma omp parallel
+  double work = 0;
+#pragma omp parallel num_threads(std::clamp(threads, 1, std::max(1, tiles)))
   {
     long local[Batch::kCounters] = {};
     int failed = a.strands;
-#pragma omp for schedule(dynamic)
+    const double start = work_seconds ? thread_cpu_seconds() : 0;
+#pragma omp for schedule(dynamic) nowait
     for (int t = 0; t < tiles; ++t) {
       const typename Batch::Arrays tile = Batch::tile(a, t);
       const int lanes = std::min(a.tile_width, a.strands - t * a.tile_width);
@@ -101,13 +109,27 @@ int step_on_host(const typename Batch::Arrays& a, const typename Batch::Paramete
           failed = std::min(failed, t * a.tile_width + lane);
       }
     }
+    const double worked = work_seconds ? thread_cpu_seconds() - start : 0;
 #pragma omp critical(hairsim_step_counters)
     {
       for (int k = 0; k < Batch::kCounters; ++k) totals[k] += local[k];
       first_failed = std::min(first_failed, failed);
+      work += worked;
     }
   }
+  if (work_seconds) *work_seconds = work;
   return first_failed < a.strands ? first_failed : -1;
+}
+
+// A step on the host with its team sized by the work `team` measured in earlier steps.
+template <class Batch>
+int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
+                 long (&totals)[Batch::kCounters], HostTeam& team) {
+  double work = 0;
+  const int failed = step_on_host<Batch>(a, p, totals, team.threads(a.tile_count()),
+                                         team.measuring() ? &work : nullptr);
+  team.stepped(work);
+  return failed;
 }
 
 }  // namespace hairsim::engine

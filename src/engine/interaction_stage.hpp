@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "engine/threads.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/simulator.hpp"
 #include "interaction/interaction_grid.hpp"
@@ -48,11 +49,6 @@ kernels::interaction::Settings<T> interaction_settings(const Interaction& in, do
 // away, or a cell size far too small for the groom).
 inline constexpr long kMaxInteractionNodes = 1l << 26;
 
-// Loops shorter than this run in one thread: a parallel region's start and barrier cost more
-// than the loop (measured 2026-11-25 on a loaded 2-core machine: a 300-strand groom's stage took
-// 2.8 ms per step in one thread and 22 ms in two, its ~8 regions waiting on descheduled threads).
-inline constexpr long kParallelItems = 1l << 15;
-
 template <class T>
 class HostInteraction {
  public:
@@ -68,7 +64,7 @@ class HostInteraction {
       lo[c] = std::numeric_limits<T>::infinity(), hi[c] = -std::numeric_limits<T>::infinity();
     const long n = pts.count();
     bool finite = true;
-#pragma omp parallel if (n > parallel_items_)
+#pragma omp parallel num_threads(items_team_size(n, parallel_items_))
     {
       T l[3], u[3];
       bool ok = true;
@@ -105,7 +101,7 @@ class HostInteraction {
     const long n = pts.count(), nodes = g.nodes(), cells = g.cells();
     // Sorted by cell, stable: the point order inside a cell is the points' order.
     key_.resize(std::size_t(n));
-#pragma omp parallel for schedule(static) if (n > parallel_items_)
+#pragma omp parallel for schedule(static) num_threads(items_team_size(n, parallel_items_))
     for (long p = 0; p < n; ++p) {
       const auto s = kernels::interaction::stencil(g, pts.get(pts.position, p));
       key_[std::size_t(p)] = g.cell(s.i, s.j, s.k);
@@ -127,7 +123,7 @@ class HostInteraction {
     }
     for (auto* v : {&sf_[0], &sf_[1], &sf_[2], &sm_, &sp_[0], &sp_[1], &sp_[2]})
       v->resize(std::size_t(n));
-#pragma omp parallel for schedule(static) if (n > parallel_items_)
+#pragma omp parallel for schedule(static) num_threads(items_team_size(n, parallel_items_))
     for (long p = 0; p < n; ++p) {
       const std::size_t q = std::size_t(order_[std::size_t(p)]);
       const kernels::Vector3<T> x = pts.get(pts.position, p), v = pts.get(pts.velocity, p);
@@ -141,7 +137,7 @@ class HostInteraction {
     }
     resize_nodes(nodes);
     // Each node gathers from its 8 cells, in a fixed order, and sets its velocity.
-#pragma omp parallel for schedule(static) if (nodes > parallel_items_)
+#pragma omp parallel for schedule(static) num_threads(items_team_size(nodes, parallel_items_))
     for (long node = 0; node < nodes; ++node) {
       const int i = int(node % g.nx), j = int(node / g.nx % g.ny), k = int(node / g.nx / g.ny);
       T m = T(0), mv[3] = {T(0), T(0), T(0)};
@@ -192,7 +188,7 @@ class HostInteraction {
     }
     const T alpha = s.blend();
     const long n = pts.count();
-#pragma omp parallel for schedule(static) if (n > parallel_items_)
+#pragma omp parallel for schedule(static) num_threads(items_team_size(n, parallel_items_))
     for (long p = 0; p < n; ++p) kernels::interaction::update_point(g, nd, pts, p, alpha);
   }
 
@@ -209,7 +205,8 @@ class HostInteraction {
     return m > 0 ? T(mm / m / volume) : T(0);
   }
 
-  // Loops longer than this run in parallel (default kParallelItems; tests set 0).
+  // A thread per this many items of a loop (default kParallelItems, threads.hpp; tests set 0:
+  // every thread).
   void set_parallel_items(long items) {
     parallel_items_ = items;
   }
@@ -229,7 +226,7 @@ class HostInteraction {
   void for_active(F&& f) {
     const Grid& g = grid_;
     const long count = long(active_.size());
-#pragma omp parallel for schedule(static) if (count > parallel_items_)
+#pragma omp parallel for schedule(static) num_threads(items_team_size(count, parallel_items_))
     for (long a = 0; a < count; ++a) {
       const long n = active_[std::size_t(a)];
       f(int(n % g.nx), int(n / g.nx % g.ny), int(n / g.nx / g.ny));
