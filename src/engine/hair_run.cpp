@@ -552,7 +552,7 @@ class HairRun {
     }
     interrupted_ = !stop_ && frames_done_ < sc_.frames;
     if (interrupted_) progress.interrupted();
-    if (interrupted_ && sc_.output.checkpoint_every > 0) write_checkpoint_now();
+    if (interrupted_ && sc_.output.checkpoint_every > 0 && !mid_frame_stop_) write_checkpoint_now();
     return finish();
   }
 
@@ -563,7 +563,10 @@ class HairRun {
     for (int frame = frames_done_ + 1; frame <= sc_.frames; ++frame) {
       const Clock::time_point frame_start = Clock::now();
       try {
-        for (int k = 0; k < sc_.steps_per_frame; ++k) sim_->step();
+        for (int k = 0; k < sc_.steps_per_frame; ++k) {
+          sim_->step();
+          if (stop_requested() && stop_abandons_frame()) return;
+        }
         counts_ = sim_->counts();  // where cuda reports a failed solve (it runs ahead)
       } catch (const RunFailure& e) {
         stop_ = RunStop{"failed", e.where(), e.why()};
@@ -585,6 +588,17 @@ class HairRun {
       progress.frame_done(frame, sim_->time(), 1e3 * seconds_since(frame_start));
       if (stop_requested()) return;
     }
+  }
+
+  // A stop (Ctrl-C, SIGTERM) seen between the steps of a frame: the frame is finished if it can
+  // be within kStopGraceSeconds of the stop (its outputs and the checkpoint at the stop then as a
+  // stop between frames), else left unwritten (a slow model's frame can take minutes): the run
+  // ends at its last whole frame, the state past it is not checkpointed.
+  bool stop_abandons_frame() {
+    constexpr double kStopGraceSeconds = 1.0;
+    if (!stop_seen_) stop_seen_ = Clock::now();
+    mid_frame_stop_ = seconds_since(*stop_seen_) > kStopGraceSeconds;
+    return mid_frame_stop_;
   }
 
   // The state after frames_done_ and the run's bookkeeping, for --resume.
@@ -762,6 +776,8 @@ class HairRun {
   double setup_s_ = 0, simulate_s_ = 0, readback_s_ = 0, checkpoint_s_ = 0;
   std::optional<RunStop> stop_;
   bool interrupted_ = false;
+  std::optional<Clock::time_point> stop_seen_;  // when a stop was first seen mid-frame
+  bool mid_frame_stop_ = false;                 // the run stopped inside a frame
   std::string mp4_note_;
 };
 
