@@ -552,7 +552,7 @@ class HairRun {
     }
     interrupted_ = !stop_ && frames_done_ < sc_.frames;
     if (interrupted_) progress.interrupted();
-    if (interrupted_ && sc_.output.checkpoint_every > 0 && !mid_frame_stop_) write_checkpoint_now();
+    if (interrupted_ && sc_.output.checkpoint_every > 0) write_checkpoint_now();
     return finish();
   }
 
@@ -562,10 +562,15 @@ class HairRun {
   void run_frames(std::vector<Vec3>& x, std::vector<Vec3>& v, Progress& progress) {
     for (int frame = frames_done_ + 1; frame <= sc_.frames; ++frame) {
       const Clock::time_point frame_start = Clock::now();
+      // The state at the frame's start, for the checkpoint of a stop inside it.
+      if (sc_.output.checkpoint_every > 0) frame_start_state_ = sim_->save_state();
       try {
         for (int k = 0; k < sc_.steps_per_frame; ++k) {
           sim_->step();
-          if (stop_requested() && stop_abandons_frame()) return;
+          if (stop_requested() && stop_abandons_frame()) {
+            if (sc_.output.checkpoint_every > 0) sim_->restore_state(frame_start_state_);
+            return;
+          }
         }
         counts_ = sim_->counts();  // where cuda reports a failed solve (it runs ahead)
       } catch (const RunFailure& e) {
@@ -591,14 +596,12 @@ class HairRun {
   }
 
   // A stop (Ctrl-C, SIGTERM) seen between the steps of a frame: the frame is finished if it can
-  // be within kStopGraceSeconds of the stop (its outputs and the checkpoint at the stop then as a
-  // stop between frames), else left unwritten (a slow model's frame can take minutes): the run
-  // ends at its last whole frame, the state past it is not checkpointed.
+  // be within kStopGraceSeconds of the stop, else left unwritten (a slow model's frame can take
+  // minutes): the run ends at its last whole frame, whose state the checkpoint at the stop holds.
   bool stop_abandons_frame() {
     constexpr double kStopGraceSeconds = 1.0;
     if (!stop_seen_) stop_seen_ = Clock::now();
-    mid_frame_stop_ = seconds_since(*stop_seen_) > kStopGraceSeconds;
-    return mid_frame_stop_;
+    return seconds_since(*stop_seen_) > kStopGraceSeconds;
   }
 
   // The state after frames_done_ and the run's bookkeeping, for --resume.
@@ -777,7 +780,7 @@ class HairRun {
   std::optional<RunStop> stop_;
   bool interrupted_ = false;
   std::optional<Clock::time_point> stop_seen_;  // when a stop was first seen mid-frame
-  bool mid_frame_stop_ = false;                 // the run stopped inside a frame
+  std::string frame_start_state_;               // with checkpoints: the frame's start state
   std::string mp4_note_;
 };
 
