@@ -325,12 +325,25 @@ HS_HD void advance(ChainWalk<A>& w, const ClothoidState<A, 6>& x, int i) {
   w.R_dot = R_dot, w.R_ddot = R_ddot;
 }
 
-// How a dynamics evaluation went: the most APS pieces an element took, the longest series, and
-// whether one was cut at kMaxTerms or an element needed more than `max_pieces` pieces.
+// How a dynamics evaluation went: the most APS pieces an element took, the longest series,
+// whether one was cut at kMaxTerms, and whether an element needed more than kMaxPieces pieces
+// (`diverged`: then nothing was summed, M and the forces are not set).
 struct SeriesReport {
   int most_pieces = 0, most_terms = 0;
-  bool truncated = false;
+  bool truncated = false, diverged = false;
 };
+
+// Whether every element of a strand fits in kMaxPieces APS pieces (and is finite): the check
+// before any walk along it, so that a diverged state fails in microseconds instead of summing
+// thousands of pieces an element.
+template <class A>
+HS_HD bool pieces_within_cap(int elements, const A* length, const Vector3<A>* kappa, A M) {
+  for (int i = 0; i < elements; ++i) {
+    const Vector3<A> gamma = (A(1) / length[i]) * (kappa[i + 1] - kappa[i]);
+    if (aps_pieces(kappa[i], gamma, length[i], M, kMaxPieces) > kMaxPieces) return false;
+  }
+  return true;
+}
 
 // M (n x n, n = 3 (N + 1), row-major with `stride` per row) and the generalized forces of one
 // strand from its clamp's motion, all by series (the reference's series_dynamics). `mass` and
@@ -345,8 +358,12 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
     forces[a] = A(0);
     for (int b = 0; b < n; ++b) mass[a * stride + b] = A(0);
   }
-  start_walk(w, clamp, n);
   SeriesReport report;
+  if (!pieces_within_cap(s.elements, s.length, s.kappa, loads.M)) {
+    report.diverged = true;
+    return report;
+  }
+  start_walk(w, clamp, n);
   ElementIntegrals<A> in;
   for (int i = 0; i < s.elements; ++i) {
     const A ell = s.length[i];
@@ -358,7 +375,8 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
     in.clear();
     A sigma = A(0);
     int pieces = 0;
-    while (sigma < ell) {
+    // At most kMaxPieces pieces (checked above; the bound only guards the loop).
+    for (; sigma < ell && pieces < kMaxPieces; ++pieces) {
       const PieceCurvature<A, 6> k = piece_curvature<6>(ka, gamma, rate_a, rate_slope, ell, sigma);
       const A reach = subinterval_length(k.kappa0, gamma, loads.M);
       const A h = sigma + reach < ell ? reach : ell - sigma;
@@ -380,7 +398,6 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
       add_piece(in, s, loads, w, piece, h);
       add_gusts(in, loads, w, piece, h);
       sigma += h;
-      ++pieces;
     }
     report.most_pieces = pieces > report.most_pieces ? pieces : report.most_pieces;
     assemble(mass, stride, forces, in, w, ell, s.rho, i);

@@ -57,6 +57,32 @@ HS_HD T subinterval_length(const Vector3<T>& kappa, const Vector3<T>& gamma, T M
   return T(INFINITY);
 }
 
+// The most APS pieces one element may take. Eq. (14) cuts an element into about λ(ℓ)/M pieces;
+// 1000 at M = 10 is λ ≈ 10⁴ over one element: on a 2 cm element a curvature of 2.5e5 /m, a
+// 4 µm radius, a hundred times tighter than the tightest curl of real hair. Only a diverged
+// state asks for more; the cap keeps it from summing without end (each piece costs as much as a
+// well-behaved element): the reference throws "the curvature diverged", the kernels fail the
+// strand's solve.
+constexpr int kMaxPieces = 1000;
+
+// How many APS pieces element [0, ℓ] of curvature κ̂a + γ s takes at bound M, counted without
+// summing (a few flops a piece, the walks' own cuts) up to `cap` + 1: so that a diverged state
+// fails before any piece is summed. A non-finite curvature counts cap + 1.
+template <class T>
+HS_HD int aps_pieces(const Vector3<T>& ka, const Vector3<T>& gamma, T ell, T M, int cap) {
+  // x − x is 0 unless x is NaN or infinite.
+  const Vector3<T> finite = (ka - ka) + (gamma - gamma);
+  if (!(finite.x == T(0) && finite.y == T(0) && finite.z == T(0))) return cap + 1;
+  T sigma = T(0);
+  int pieces = 0;
+  // At most cap + 1 rounds: the count is the answer past the cap.
+  for (; sigma < ell && pieces <= cap; ++pieces) {
+    const T reach = subinterval_length(ka + sigma * gamma, gamma, M);
+    sigma += sigma + reach < ell ? reach : ell - sigma;
+  }
+  return pieces;
+}
+
 // Matrix max norm ‖A‖∞ (the largest absolute entry, as the paper's).
 template <class T>
 HS_HD T max_norm(const Matrix3<T>& a) {

@@ -99,7 +99,7 @@ struct StepScratch {
 
 struct StepOutcome {
   SeriesReport series;
-  bool solved = true;  // A was positive definite
+  bool solved = true;  // the series were summed (no element diverged) and A positive definite
 };
 
 // The rates' unconstrained update of one step: q̇ ← q̇ + h q̈ (in `rate`). The caller then adds
@@ -112,6 +112,10 @@ HS_HD StepOutcome free_rates(const StrandShape<A>& shape, Vector3<A>* rate,
   StepOutcome out;
   out.series = series_dynamics(shape, clamp, loads, scratch.mass, stride, scratch.rhs, scratch.walk,
                                scratch.piece);
+  if (out.series.diverged) {  // an element past kMaxPieces: no M to solve with
+    out.solved = false;
+    return out;
+  }
   // rhs = F − K (q − q⁰) − (ν + h) K q̇ = F − K ((q − q⁰) + (ν + h) q̇).
   const A damping = set.internal_friction + set.h;
   for (int i = 0; i <= shape.elements; ++i)

@@ -1,13 +1,13 @@
 #pragma once
-// Super Space Clothoids on the batched engine (issue 21): one strand's step, `__host__
-// __device__`, in double arithmetic for both batch precisions (a float batch stores float; the
-// float series' own APS bound is tested in clothoid_dynamics.hpp's test, but the dense solve of
-// M, whose entries span many orders, is kept in double as the Super-Helix's). Per step: the
-// clamp at the step's end from the head, the free rates by the semi-implicit step
-// (clothoid_step.hpp), the contacts' impulses (as the reference's, at the quadrature points,
-// solved by the reduced models' projected Gauss-Seidel: kernels/common/point_contacts.hpp),
-// q += h q̇, the output points resampled on the new state. Not yet: the hair-hair stage's
-// impulses (the model refuses the stage).
+// Super Space Clothoids on the batched engine: one strand's step, `__host__ __device__`, in double
+// arithmetic for both batch precisions (a float batch stores float; the float series' own APS
+// bound is tested in clothoid_dynamics.hpp's test, but the dense solve of M, whose entries span
+// many orders, is kept in double as the Super-Helix's). Per step: the clamp at the step's end from
+// the head, the free rates by the semi-implicit step (clothoid_step.hpp), the hair-hair stage's
+// impulses, the contacts' impulses (as the reference's, at the quadrature points, solved by the
+// reduced models' projected Gauss-Seidel: kernels/common/point_contacts.hpp), q += h q̇, the
+// output points resampled on the new state. Every loop is bounded: APS pieces by kMaxPieces
+// (clothoid_series.hpp), a series by kMaxTerms, the contacts' sweeps by solver.contact_sweeps.
 #include "common/batch_layout.hpp"
 #include "common/colliders.hpp"
 #include "common/head_clamp.hpp"
@@ -191,7 +191,9 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
   ClothoidState<Real, C> x = start_state<Real, C>();
   Real sigma = Real(0);
   int j = 0;
-  while (sigma < ell) {
+  // At most kMaxPieces pieces: the step checks the state first (pieces_within_cap); the bound
+  // only guards the loop.
+  for (int pieces = 0; sigma < ell && pieces < kMaxPieces; ++pieces) {
     const PieceCurvature<Real, C> k = piece_curvature<C>(ka, gamma, rate_a, rate_slope, ell, sigma);
     const Real reach = subinterval_length(k.kappa0, gamma, loads.M);
     const Real h = sigma + reach < ell ? reach : ell - sigma;
@@ -412,7 +414,9 @@ HS_HD bool add_interaction_impulses(const ClothoidStrand<T>& st, StrandState& s,
 }
 
 // One strand's step: the semi-implicit rates, the contacts' impulses, q += h q̇, the output points
-// resampled.
+// resampled. A step that cannot be taken (an element past kMaxPieces APS pieces, A not positive
+// definite, a non-finite state) fails the strand's solve, which the engine reports naming strand
+// and step; the strand then keeps the state it had (nothing non-finite is stored or sampled).
 template <class T>
 HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
                       StepScratch<Real>& scratch, ContactScratch& contacts) {
@@ -429,15 +433,22 @@ HS_HD StepCounts step(const ClothoidStrand<T>& st, const StepInput<T>& in,
   set.h = in.dt;
   const StepOutcome out = free_rates(s.shape(), s.rate, set, motion, loads, scratch);
   counts.truncated = out.series.truncated ? 1 : 0;
-  if (out.solved && in.interaction) add_interaction_impulses(st, s, motion, scratch, loads);
-  if (out.solved) resolve_contacts(st, in, s, motion, scratch, contacts, counts);
+  counts.failures = 1;  // until the step is taken
+  if (!out.solved) return counts;
+  if (in.interaction) add_interaction_impulses(st, s, motion, scratch, loads);
+  resolve_contacts(st, in, s, motion, scratch, contacts, counts);
   move(s.elements, s.kappa, s.rate, in.dt);
   for (int i = 0; i <= s.elements; ++i) {
-    const Vector3<Real> k = s.kappa[i];
     // x − x is 0 unless x is NaN or infinite.
-    if (!out.solved || !(k.x - k.x == Real(0) && k.y - k.y == Real(0) && k.z - k.z == Real(0)))
-      counts.failures = 1;
-    st.set(st.a.curvature, i, k);
+    const Vector3<Real> k = s.kappa[i] - s.kappa[i], r = s.rate[i] - s.rate[i];
+    if (!(k.x == Real(0) && k.y == Real(0) && k.z == Real(0) && r.x == Real(0) && r.y == Real(0) &&
+          r.z == Real(0)))
+      return counts;
+  }
+  if (!pieces_within_cap(s.elements, s.length, s.kappa, loads.M)) return counts;
+  counts.failures = 0;
+  for (int i = 0; i <= s.elements; ++i) {
+    st.set(st.a.curvature, i, s.kappa[i]);
     st.set(st.a.rate, i, s.rate[i]);
   }
   sample_points(st, s, motion, loads);

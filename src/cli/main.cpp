@@ -31,7 +31,8 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitFailure = 1;
-// Ctrl-C (SIGINT) or SIGTERM during a hairstyle run: stop after the current frame, outputs
+// Ctrl-C (SIGINT) or SIGTERM during a hairstyle run: stop after the current frame, or after a
+// step where the frame is not done a second after the signal (engine/hair_run.cpp); outputs
 // complete; a second signal ends the process. Exit 128 + the signal, the shell's convention.
 std::atomic<bool> g_stop_requested{false};
 std::atomic<int> g_stop_signal{0};

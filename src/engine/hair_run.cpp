@@ -683,8 +683,16 @@ class HairRun {
   void run_frames(std::vector<Vec3>& x, std::vector<Vec3>& v, Progress& progress) {
     for (int frame = frames_done_ + 1; frame <= sc_.frames; ++frame) {
       const Clock::time_point frame_start = Clock::now();
+      // The state at the frame's start, for the checkpoint of a stop inside it.
+      if (sc_.output.checkpoint_every > 0) frame_start_state_ = sim_->save_state();
       try {
-        for (int k = 0; k < sc_.steps_per_frame; ++k) sim_->step();
+        for (int k = 0; k < sc_.steps_per_frame; ++k) {
+          sim_->step();
+          if (stop_requested() && stop_abandons_frame()) {
+            if (sc_.output.checkpoint_every > 0) sim_->restore_state(frame_start_state_);
+            return;
+          }
+        }
         counts_ = sim_->counts();  // where cuda reports a failed solve (it runs ahead)
       } catch (const RunFailure& e) {
         stop_ = RunStop{"failed", e.where(), e.why()};
@@ -701,6 +709,15 @@ class HairRun {
       progress.frame_done(frame, sim_->time(), 1e3 * seconds_since(frame_start));
       if (stop_requested()) return;
     }
+  }
+
+  // A stop (Ctrl-C, SIGTERM) seen between the steps of a frame: the frame is finished if it can
+  // be within kStopGraceSeconds of the stop, else left unwritten (a slow model's frame can take
+  // minutes): the run ends at its last whole frame, whose state the checkpoint at the stop holds.
+  bool stop_abandons_frame() {
+    constexpr double kStopGraceSeconds = 1.0;
+    if (!stop_seen_) stop_seen_ = Clock::now();
+    return seconds_since(*stop_seen_) > kStopGraceSeconds;
   }
 
   // The state after frames_done_ and the run's bookkeeping, for --resume.
@@ -892,6 +909,8 @@ class HairRun {
   bool write_failed_ = false;      // stop_ is a failed write
   std::size_t summary_bytes_ = 0;  // the summary last written
   SpaceReserve reserve_{out_ / ".hairsim.reserve"};
+  std::optional<Clock::time_point> stop_seen_;  // when a stop was first seen mid-frame
+  std::string frame_start_state_;               // with checkpoints: the frame's start state
   std::string mp4_note_;
 };
 

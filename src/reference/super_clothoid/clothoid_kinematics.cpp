@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "hairsim/error.hpp"
 #include "reference/eigen_bridge.hpp"
@@ -45,9 +46,11 @@ ClothoidElement::ClothoidElement(const Frame& start, double length, const Vec3& 
     if (!(sigma + reach < length_)) break;
     frames_.push_back(at(sigma + reach));
     sigma_.push_back(sigma + reach);
-    if (sigma_.size() > 1000)  // λ ≈ 10⁴ over one element: the curvature has diverged
-      throw RunFailure("element",
-                       "the curvature diverged (an element needs more than 1000 APS subintervals)");
+    // λ ≈ 10⁴ over one element: the curvature has diverged (kMaxPieces gives the reason).
+    if (sigma_.size() > std::size_t(kernels::super_clothoid::kMaxPieces))
+      throw RunFailure("element", "the curvature diverged (an element needs more than " +
+                                      std::to_string(kernels::super_clothoid::kMaxPieces) +
+                                      " APS subintervals)");
   }
 }
 
