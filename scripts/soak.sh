@@ -4,8 +4,12 @@
 # summary is checked: status complete (no NaN, no guard tripped, no failed solve), max strain,
 # root drift, penetration. Then every model runs scenes/stress/violent_shake.json (curly hair,
 # the head shaken 3 rad at 8 Hz), checked against the bounds every model states for it: status
-# complete, max_stretch within 1 % (the arc length), penetration within 1 mm. Prints one row per
-# model and scene with the wall time; exit 1 on any failure.
+# complete, max_stretch within 1 % (the arc length), penetration within 1 mm; or, where a model
+# cannot take the motion, status failed with the strand and step named after at most
+# $shake_fail_seconds s of stepping (the reduced models today: docs/models/super-helices.md and
+# super-clothoids.md say why), printed as a known limit. Never a hang, a crash, a non-finite
+# state or a failure that names nothing. Prints one row per model and scene with the wall time;
+# exit 1 on any failure.
 #
 #   scripts/soak.sh [--strands N] [--duration S] [--shake-strands N] [--shake-duration S]
 #                   [--precision float|double] [--backend B] [--out DIR] [--quick]
@@ -45,14 +49,20 @@ max_strain=1e-3
 [ "$precision" = double ] && max_strain=1e-6
 max_drift=1e-6 max_penetration=5e-4
 shake_strain=1e-2 shake_penetration=1e-3
+# A model that cannot take the shake must say so this fast (simulate wall time, s): "fails the run
+# within seconds, naming strand and step" (a step that loops or crawls is a failure).
+shake_fail_seconds=30
 
 printf '%-14s %-15s %-8s %8s %6s %-9s %11s %11s %11s %10s %9s\n' scene model precision strands \
   seconds status max_strain root_drift_m penetr_m speed_m_s wall_s
 failed=0
-# run_case SCENE NAME STRANDS DURATION MAX_STRAIN MAX_DRIFT MAX_PENETRATION: every model on it.
+# run_case SCENE NAME STRANDS DURATION MAX_STRAIN MAX_DRIFT MAX_PENETRATION [FAIL_SECONDS]: every
+# model on it; with FAIL_SECONDS, a failed solve naming its strand and step within that many
+# seconds of stepping is a known limit, not a failure of the script.
 run_case() {
   local scene=$1 name=$2 n=$3 seconds=$4 strain_bound=$5 drift_bound=$6 pen_bound=$7
-  local model dir start code wall s status strain drift pen speed ok
+  local fail_seconds=${8:-}
+  local model dir start code wall s status strain drift pen speed ok named
   while IFS=$'\t' read -r model _ _; do
     dir=$out/$name/$model
     start=$(date +%s%N)
@@ -76,6 +86,16 @@ run_case() {
     ok=$(jq --argjson s "$strain_bound" --argjson d "$drift_bound" --argjson p "$pen_bound" \
       '.status == "complete" and .max_stretch <= $s and .max_root_drift_m <= $d
        and .max_penetration_m <= $p' "$s")
+    if [ -n "$fail_seconds" ] && [ "$code" -eq 1 ] && [ "$ok" != true ]; then
+      named=$(jq --argjson t "$fail_seconds" '.status == "failed"
+        and ((.failed_at // "") | test("strand [0-9]+.*step [0-9]+"))
+        and .wall_time_s.simulate <= $t' "$s")
+      if [ "$named" = true ]; then
+        echo "  $name $model: known limit, cannot take this motion: failed at" \
+          "$(jq -r '.failed_at' "$s") after $(jq -r '.wall_time_s.simulate' "$s") s: $(jq -r '.reason' "$s")"
+        continue
+      fi
+    fi
     if [ "$code" -ne 0 ] || [ "$ok" != true ]; then
       echo "  $name $model FAILED (exit $code): bounds strain $strain_bound, drift $drift_bound m," \
         "penetration $pen_bound m; $(jq -r '.reason // empty' "$s")"
@@ -85,5 +105,5 @@ run_case() {
 }
 run_case soak.json soak "$strands" "$duration" "$max_strain" "$max_drift" "$max_penetration"
 run_case violent_shake.json violent_shake "$shake_strands" "$shake_duration" "$shake_strain" \
-  "$max_drift" "$shake_penetration"
+  "$max_drift" "$shake_penetration" "$shake_fail_seconds"
 exit $failed
