@@ -20,6 +20,7 @@
 #include "engine/interaction_stage.hpp"
 #include "engine/model.hpp"
 #include "engine/threads.hpp"
+#include "engine/strand_copies.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/guides.hpp"
 #include "hairsim/io.hpp"
@@ -601,7 +602,18 @@ class HairRun {
       : sc_(sc), out_(out), control_(control) {}
 
   HairRunResult run() {
-    sim_ = Simulator::create(sc_.setup, sc_.options);
+    try {
+      // The setup's progress (the reduced models' fits) on the run's stream.
+      const SetupProgressScope setup_progress(
+          control_.progress ? SetupProgress([&](const std::string& line) {
+            *control_.progress << line << "\n" << std::flush;
+          })
+                            : SetupProgress());
+      sim_ = Simulator::create(sc_.setup, sc_.options);
+    } catch (const RunFailure& e) {  // a setup that failed on good input (a fit): exit 1
+      write_setup_failure(e);
+      throw;
+    }
     vertices_ = sim_->vertices();
     device_ = sim_->device();
     std::filesystem::create_directories(out_);
@@ -789,6 +801,26 @@ class HairRun {
             {"mp4", o.mp4_s},
             {"checkpoint", checkpoint_s_},
             {"total", seconds_since(run_start_)}};
+  }
+
+  // The summary of a run whose simulator could not be set up: "failed", where and why, no frame.
+  void write_setup_failure(const RunFailure& e) {
+    std::filesystem::create_directories(out_);
+    if (!control_.resume) remove_earlier_outputs(out_);
+    const nlohmann::json s = {{"status", "failed"},
+                              {"model", sc_.options.model},
+                              {"backend", to_string(sc_.options.backend)},
+                              {"precision", to_string(sc_.options.precision)},
+                              {"hair", sc_.hair_source},
+                              {"strands", sc_.setup.strands.strand_count()},
+                              {"frames", 0},
+                              {"frames_asked", sc_.frames},
+                              {"wall_time_s", {{"setup", seconds_since(run_start_)}}},
+                              {"failed_at", "setup, " + e.where()},
+                              {"reason", e.why()}};
+    io::write_file_atomically(
+        out_ / "summary.json",
+        s.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
 
   // summary.json (docs/scenes.md lists its fields), written atomically.

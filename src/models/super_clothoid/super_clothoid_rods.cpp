@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "engine/parallel.hpp"
 #include "engine/strand_copies.hpp"
 #include "reference/super_clothoid/clothoid_fit.hpp"
 
@@ -24,8 +25,8 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
             return super_clothoid::fit_polyline({points.begin(), points.end()}, settings.elements,
                                                 {}, colliders);
           });
-#pragma omp parallel for schedule(static)
-  for (std::size_t s = 0; s < rods.size(); ++s) {
+  engine::parallel_for(int(rods.size()), [&](int strand) {
+    const std::size_t s = std::size_t(strand);
     const auto points = setup.strands.strand(s);
     super_clothoid::ClothoidRod& rod = rods[s];
     rod.shape = fits.of(s).shape;
@@ -53,7 +54,7 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
     const double total = std::accumulate(rod.shape.length.begin(), rod.shape.length.end(), 0.0);
     rod.contact_start = total / double(points.size() - 1);
     rod.contact_sweeps = settings.contact_sweeps;
-  }
+  });
   if (fit_error) *fit_error = fits.worst;
   return rods;
 }

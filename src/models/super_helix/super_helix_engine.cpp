@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/parallel.hpp"
 #include "engine/strand_copies.hpp"
 #include "hairsim/error.hpp"
 #include "reference/eigen_bridge.hpp"
@@ -22,8 +23,8 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
       setup.strands, [&](std::span<const Vec3> points) {
         return super_helix::fit_polyline({points.begin(), points.end()}, settings.elements);
       });
-#pragma omp parallel for schedule(static)
-  for (std::size_t s = 0; s < rods.size(); ++s) {
+  engine::parallel_for(int(rods.size()), [&](int strand) {
+    const std::size_t s = std::size_t(strand);
     const std::size_t points = setup.strands.strand_size(s);
     super_helix::SuperHelix& rod = rods[s];
     rod = fits.of(s).rod;
@@ -51,7 +52,7 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
     for (const super_helix::Element& e : rod.elements) total += e.length;
     rod.contact_start = total / double(points - 1);
     rod.contact_sweeps = settings.contact_sweeps;
-  }
+  });
   if (fit_error) *fit_error = fits.worst;
   return rods;
 }

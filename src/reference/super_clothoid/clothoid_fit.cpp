@@ -120,7 +120,13 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
         r.setConstant(1e3);  // a step Levenberg-Marquardt rejects
         return;
       }
-    const std::vector<FrameJacobian> f = frame_jacobians(rod, samples);
+    std::vector<FrameJacobian> f;
+    try {
+      f = frame_jacobians(rod, samples);
+    } catch (const RunFailure&) {  // a trial the series cannot sum (too many APS pieces)
+      r.setConstant(1e3);
+      return;
+    }
     // ∂x/∂q of sample j: the series' columns, then the root rotation's.
     auto position_jacobian = [&](std::size_t j) {
       Eigen::Matrix<double, 3, Eigen::Dynamic> dx(3, n);
@@ -299,6 +305,7 @@ ClothoidFit fit_polyline(const std::vector<Vec3>& points, int elements, const Su
   keep_closer(fit_from_transport(points, s, elements, summation, true));
   if (total_turning(points) > elements * M_PI / 2)
     keep_closer(fit_coarse_to_fine(points, s, elements, summation));
+  if (!(fit.max_error < 1e3)) throw RunFailure("fit", "no start of the fit could be summed");
   if (obstacles.empty()) return fit;
   const std::vector<double> samples = sample_arcs(s).arcs;
   fit.depth = depth(fit.shape, samples, obstacles);
