@@ -52,8 +52,10 @@ HS_HD T max_norm(const Vector3<T>& v) {
 template <class T>
 HS_HD T subinterval_length(const Vector3<T>& kappa, const Vector3<T>& gamma, T M) {
   const T k = max_norm(kappa), g = max_norm(gamma);
-  if (g > T(0)) return (std::sqrt(k * k + T(2) * M * g) - k) / (T(2) * g);
-  if (k > T(0)) return M / (T(2) * k);
+  // The root of g λ² + k λ = M/2, (√(k² + 2Mg) − k) / 2g, written without the difference: where
+  // g ≪ k it cancelled to 0 (k = 2e4, g = 1e-9: no reach, the walk summed its piece cap on a
+  // benign element). g = 0 gives M / 2k, the linear bound.
+  if (k > T(0) || g > T(0)) return M / (std::sqrt(k * k + T(2) * M * g) + k);
   return T(INFINITY);
 }
 

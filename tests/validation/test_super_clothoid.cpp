@@ -206,6 +206,21 @@ TEST(SuperClothoidKinematics, HillockBoundOfEquation13) {
   EXPECT_EQ(kernels::super_clothoid::hillock_bound(7), 9);
 }
 
+TEST(SuperClothoidKinematics, SubintervalReachHasNoCancellation) {
+  // Eq. (14)'s reach λ with g λ² + k λ = M/2 (k = ‖κ‖∞, g = ‖γ‖∞). Where g ≪ k the root is
+  // M / 2k to first order in gM/k² (1e-15 here): the old form (√(k² + 2Mg) − k) / 2g gave 0 in
+  // double at k = 2e4, g = 1e-9, and the walk summed 1000 pieces on a benign element.
+  using V = kernels::Vector3<double>;
+  const double M = 10;
+  const double reach = kernels::super_clothoid::subinterval_length(V{2e4, 0, 0}, V{1e-9, 0, 0}, M);
+  EXPECT_NEAR(reach, M / (2 * 2e4), 1e-14 * M / (2 * 2e4));
+  // A pure slope (k = 0): λ = √(M / 2g), the quadratic's root.
+  EXPECT_NEAR(kernels::super_clothoid::subinterval_length(V{0, 0, 0}, V{0, 0, 2.0}, M),
+              std::sqrt(M / 4.0), 1e-15);
+  // Both zero: no bound.
+  EXPECT_TRUE(std::isinf(kernels::super_clothoid::subinterval_length(V{}, V{}, M)));
+}
+
 }  // namespace
 }  // namespace hairsim::super_clothoid
 
