@@ -49,8 +49,9 @@ max_strain=1e-3
 [ "$precision" = double ] && max_strain=1e-6
 max_drift=1e-6 max_penetration=5e-4
 shake_strain=1e-2 shake_penetration=1e-3
-# A model that cannot take the shake must say so this fast (simulate wall time, s): "fails the run
-# within seconds, naming strand and step" (a step that loops or crawls is a failure).
+# A model that cannot take the shake must say so this fast (the summary's simulate wall time, s,
+# the steps up to the failed one): "fails the run within seconds, naming strand and step" (a step
+# that loops or crawls is a failure).
 shake_fail_seconds=30
 
 printf '%-14s %-15s %-8s %8s %6s %-9s %11s %11s %11s %10s %9s\n' scene model precision strands \

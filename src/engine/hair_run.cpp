@@ -19,8 +19,8 @@
 #include "engine/checkpoint.hpp"
 #include "engine/interaction_stage.hpp"
 #include "engine/model.hpp"
-#include "engine/threads.hpp"
 #include "engine/strand_copies.hpp"
+#include "engine/threads.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/guides.hpp"
 #include "hairsim/io.hpp"
@@ -708,6 +708,7 @@ class HairRun {
         counts_ = sim_->counts();  // where cuda reports a failed solve (it runs ahead)
       } catch (const RunFailure& e) {
         stop_ = RunStop{"failed", e.where(), e.why()};
+        simulate_s_ += seconds_since(frame_start);  // the summary says how long it took to fail
         return;
       }
       const Clock::time_point t0 = Clock::now();
