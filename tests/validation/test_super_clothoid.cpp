@@ -1183,6 +1183,32 @@ TEST(SuperClothoidFit, AFitKeepsItsCentrelineOutOfTheColliders) {
   EXPECT_LE(outside.max_error, plain.max_error + 1e-3);
 }
 
+TEST(SuperClothoidFit, PointsInsideAColliderKeepTheirFit) {
+  // The arches of the test above sunk 6 mm into the floor (y = 4 mm |sin(π x / 2 cm)| − 6 mm: every
+  // point 2 to 6 mm under it), as a groom whose points lie inside a coarse head mesh (Bangs_100's
+  // strand 1 is 9 mm inside its head). No fit can leave the floor and stay near its points: each
+  // heavier penalty is kept only while the fit's error stays within kFitClearanceCost (0.1 mm) of
+  // the plain fit's, so the fit stays the plain one here. Without that rule the penalty (up to 1e5)
+  // pulled such fits out of the collider and 25 mm off Bangs_100's points.
+  std::vector<Vec3> sunk;
+  for (int i = 0; i <= 40; ++i) {
+    const double x = 0.1 * i / 40;
+    sunk.push_back(Vec3(x, 0.004 * std::abs(std::sin(M_PI * x / 0.02)) - 0.006, 0));
+  }
+  kernels::Collider<double> floor;
+  floor.shape = kernels::ColliderShape::plane;
+  floor.a = {0, 0, 0};
+  floor.b = {0, 1, 0};
+  const std::vector<kernels::Collider<double>> obstacles{floor};
+  const ClothoidFit plain = fit_polyline(sunk, 4);
+  const ClothoidFit with_floor = fit_polyline(sunk, 4, {}, obstacles);
+  std::cout << "points under the floor: plain fit error " << plain.max_error
+            << " m; with the floor " << with_floor.max_error << " m, its samples "
+            << with_floor.depth << " m deep\n";
+  EXPECT_GT(with_floor.depth, 1e-3);  // the case: the fit stays inside with its points
+  EXPECT_LE(with_floor.max_error, plain.max_error + kFitClearanceCost);
+}
+
 }  // namespace
 }  // namespace hairsim::super_clothoid
 
