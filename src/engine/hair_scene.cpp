@@ -35,6 +35,13 @@ constexpr double kMaxDrag = 100;          // N s/m²
 constexpr double kMaxWind = 1e3;          // m/s
 constexpr double kMaxHeadDistance = 100;  // m
 constexpr double kMaxAmplitude = 100;     // rad (16 turns), or m for a jump
+// A head's and the gusts' frequencies: a vibration rig's, far above a head's few Hz (a frequency
+// of 1e30 Hz ran and sampled nothing but round-off of its sine).
+constexpr double kMaxFrequency = 1e3;  // Hz
+constexpr double kMaxKeyTime = 1e6;    // s, a keyframe's time (11 days)
+constexpr double kMaxSize = 100;       // m, a collider's radii (radius 1e300 diverged at step 0)
+constexpr double kMaxFriction = 100;   // a Coulomb coefficient
+constexpr double kMinGustSize = 1e-3, kMaxGustSize = 1e3;  // m, the gusts' wavelength
 
 using scene::JsonReader;
 
@@ -188,6 +195,10 @@ void parse_material(JsonReader m, const std::vector<double>& file_radii, HairSet
   }
 }
 
+bool within_frequency(double f) {
+  return f > 0 && f <= kMaxFrequency;
+}
+
 void parse_air(JsonReader air, HairSetup& s) {
   // Stokes drag on a hair in air (docs/models/der.md): 1e-4 N s/m² across, half along.
   const auto drag = [](double d) { return d >= 0 && d <= kMaxDrag; };
@@ -199,8 +210,9 @@ void parse_air(JsonReader air, HairSetup& s) {
   JsonReader g = air.object("gusts");
   const double strength = g.number("strength", 0.0, ">= 0 and <= 1000 (m/s)",
                                    [](double v) { return v >= 0 && v <= kMaxWind; });
-  const double frequency = g.number("frequency", 0.5, "> 0", scene::positive);
-  const double size = g.number("size", 0.3, "> 0", scene::positive);
+  const double frequency = g.number("frequency", 0.5, "> 0 and <= 1000 (Hz)", within_frequency);
+  const double size = g.number("size", 0.3, "within [1e-3, 1e3] (m)",
+                               [](double v) { return v >= kMinGustSize && v <= kMaxGustSize; });
   const int modes = g.integer("modes", 6, 1, kernels::kMaxWindModes);
   const int seed = g.integer("seed", 1, 0, 1 << 30);
   g.finish();
@@ -220,7 +232,7 @@ ClampMotion parse_head_motion(JsonReader m) {
                     [](double a) { return a >= 0 && a <= kMaxAmplitude; });
   };
   auto frequency = [&](double fallback) {
-    return m.number("frequency", fallback, "> 0", scene::positive);
+    return m.number("frequency", fallback, "> 0 and <= 1000 (Hz)", within_frequency);
   };
   if (type == "shake") {
     const double a = amplitude(0.5);
@@ -244,11 +256,13 @@ ClampMotion parse_head_motion(JsonReader m) {
     std::vector<Keyframe> keys;
     for (JsonReader k : m.objects("keyframes")) {
       Keyframe key;
-      key.time = k.number("time", std::nullopt);
+      key.time = k.number("time", std::nullopt, "within [-1e6, 1e6] (s)",
+                          [](double t) { return std::abs(t) <= kMaxKeyTime; });
       key.translation = k.vec3("translation", Vec3::Zero());
       if (!(key.translation.norm() <= kMaxHeadDistance))
         k.fail("translation", "must be within 100 m of the origin");
       key.rotation = k.vec3("rotation", Vec3::Zero());
+      if (!(key.rotation.norm() <= kMaxAmplitude)) k.fail("rotation", "must turn at most 100 rad");
       k.finish();
       keys.push_back(key);
     }
@@ -268,20 +282,31 @@ Collider parse_collider(JsonReader c, double default_friction, const std::filesy
                         std::vector<TriangleMesh>& meshes) {
   Collider out;
   const std::string shape = c.string("shape", std::nullopt);
+  // Sizes and places within the scene's 100 m (the head's centre and motion have the same).
+  auto point = [&](const char* key, std::optional<Vec3> fallback) {
+    const Vec3 p = c.vec3(key, fallback);
+    if (!(p.norm() <= kMaxHeadDistance)) c.fail(key, "must be within 100 m of the origin");
+    return p;
+  };
+  auto radius = [&] {
+    return c.number("radius", std::nullopt, "> 0 and <= 100 (m)",
+                    [](double r) { return r > 0 && r <= kMaxSize; });
+  };
   if (shape == "sphere") {
     out.shape = Collider::Shape::sphere;
-    out.center = c.vec3("center", Vec3::Zero());
-    out.radius = c.number("radius", std::nullopt, "> 0", scene::positive);
+    out.center = point("center", Vec3::Zero());
+    out.radius = radius();
   } else if (shape == "ellipsoid") {
     out.shape = Collider::Shape::ellipsoid;
-    out.center = c.vec3("center", Vec3::Zero());
+    out.center = point("center", Vec3::Zero());
     out.radii = c.vec3("radii", std::nullopt);
-    if (!(out.radii.minCoeff() > 0)) c.fail("radii", "must be > 0");
+    if (!(out.radii.minCoeff() > 0 && out.radii.maxCoeff() <= kMaxSize))
+      c.fail("radii", "must be > 0 and <= 100 (m)");
   } else if (shape == "capsule") {
     out.shape = Collider::Shape::capsule;
-    out.from = c.vec3("from", std::nullopt);
-    out.to = c.vec3("to", std::nullopt);
-    out.radius = c.number("radius", std::nullopt, "> 0", scene::positive);
+    out.from = point("from", std::nullopt);
+    out.to = point("to", std::nullopt);
+    out.radius = radius();
   } else if (shape == "mesh") {  // a signed-distance grid, built here once
     out.shape = Collider::Shape::mesh;
     meshes.emplace_back();
@@ -289,7 +314,8 @@ Collider parse_collider(JsonReader c, double default_friction, const std::filesy
   } else {
     c.fail("shape", "must be 'sphere', 'ellipsoid', 'capsule' or 'mesh' (got '" + shape + "')");
   }
-  out.friction = c.number("friction", default_friction, ">= 0", scene::non_negative);
+  out.friction = c.number("friction", default_friction, ">= 0 and <= 100",
+                          [](double f) { return f >= 0 && f <= kMaxFriction; });
   c.finish();
   return out;
 }
@@ -328,7 +354,8 @@ void parse_head(JsonReader head, const std::filesystem::path& dir, HairScene& sc
   if (!(center.norm() <= kMaxHeadDistance))
     head.fail("center", "must be within 100 m of the origin");
   sc.setup.head.center = center;
-  const double friction = head.number("friction", 0.3, ">= 0", scene::non_negative);
+  const double friction = head.number("friction", 0.3, ">= 0 and <= 100",
+                                      [](double f) { return f >= 0 && f <= kMaxFriction; });
   std::vector<TriangleMesh> collider_meshes;
   for (JsonReader c : head.objects("colliders"))
     sc.setup.colliders.push_back(parse_collider(c, friction, dir, collider_meshes));

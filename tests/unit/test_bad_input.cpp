@@ -429,7 +429,31 @@ TEST(BadInput, PhysicalParametersOutsideTheirRangesNameTheField) {
       {"air.gusts.strength=1e300", "air.gusts.strength: must be >= 0 and <= 1000"},
       {"'head.motion={\"type\":\"shake\",\"amplitude\":1e300}'",
        "head.motion.amplitude: must be >= 0 and <= 100"},
-      {"'head.center=[1e300,0,0]'", "head.center: must be within 100 m of the origin"}};
+      {"'head.center=[1e300,0,0]'", "head.center: must be within 100 m of the origin"},
+      // Each of these ran to `complete` (a 1e30 Hz shake, a keyframe turning 1e30 rad, an
+      // ellipsoid of 1e300 m) or diverged at step 0 (a sphere of radius 1e300 m).
+      {"'head.motion={\"type\":\"shake\",\"frequency\":1e30}'",
+       "head.motion.frequency: must be > 0 and <= 1000 (Hz) (got 1e+30)"},
+      {"'head.motion={\"type\":\"keyframes\",\"keyframes\":[{\"time\":0},"
+       "{\"time\":0.5,\"rotation\":[1e30,0,0]}]}'",
+       "head.motion.keyframes[1].rotation: must turn at most 100 rad"},
+      {"'head.motion={\"type\":\"keyframes\",\"keyframes\":[{\"time\":0},"
+       "{\"time\":1e300}]}'",
+       "head.motion.keyframes[1].time: must be within [-1e6, 1e6] (s)"},
+      {"'head.colliders=[{\"shape\":\"ellipsoid\",\"radii\":[1e300,0.1,0.1]}]'",
+       "head.colliders[0].radii: must be > 0 and <= 100 (m)"},
+      {"'head.colliders=[{\"shape\":\"sphere\",\"radius\":1e300}]'",
+       "head.colliders[0].radius: must be > 0 and <= 100 (m)"},
+      {"'head.colliders=[{\"shape\":\"sphere\",\"radius\":0.1,\"center\":[1e300,0,0]}]'",
+       "head.colliders[0].center: must be within 100 m of the origin"},
+      {"'head.colliders=[{\"shape\":\"capsule\",\"radius\":0.1,\"from\":[0,0,0],"
+       "\"to\":[0,1e300,0]}]'",
+       "head.colliders[0].to: must be within 100 m of the origin"},
+      {"'head.colliders=[{\"shape\":\"sphere\",\"radius\":0.1,\"friction\":1e300}]'",
+       "head.colliders[0].friction: must be >= 0 and <= 100"},
+      {"head.friction=1e300", "head.friction: must be >= 0 and <= 100"},
+      {"air.gusts.frequency=1e300", "air.gusts.frequency: must be > 0 and <= 1000 (Hz)"},
+      {"air.gusts.size=1e-300", "air.gusts.size: must be within [1e-3, 1e3] (m)"}};
   for (const auto& [set, message] : cases) expect_refused(run + set, file + message, dir);
   // A single rod's material reads through the same ranges.
   expect_refused("run '" + std::string(HAIRSIM_SOURCE_DIR) +
