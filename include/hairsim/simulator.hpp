@@ -171,6 +171,8 @@ class Simulator {
   // Counters summed over all strands and steps so far. Throws RunFailure if a solve failed
   // (cpu: at once, from step()).
   virtual StepCounters counts() = 0;
+  // The same counters without the throw (what a failed run's summary reports).
+  virtual StepCounters counts_so_far() { return counts(); }
   // Every vertex, strand after strand (strand s, vertex i at s * vertices + i), in metres. On
   // cuda this and counts() are the only copies back from the device.
   virtual void positions(std::vector<Vec3>& out) = 0;

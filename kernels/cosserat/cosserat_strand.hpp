@@ -255,11 +255,13 @@ HS_HD RigidPose<T> interpolated_pose(const RigidPose<T>& a, const RigidPose<T>& 
 // non-finite or degenerate state), the strand's step again from its start in 2, then 4, ...
 // substeps (settings.max_halvings) before the failure is reported, the head's pose interpolated
 // between the step's ends (interpolated_pose; the motion's own poses inside the step are not
-// known here). Counts add over every attempt; failures and contacts are the last round's. Not
-// on Newton merely reaching its cap: measured under the 3 rad, 8 Hz shake (20 strands, double),
-// retrying those too redid 83 % of the steps at 227 Newton iterations per strand step, and the
-// deepest contact went from 4.5 to 1.3 mm while tips still reached 247 m/s: ten times the cost
-// for a partial cure (docs/models/cosserat.md). The reference has no retries.
+// known here). Counts add over every attempt; contacts are the last round's, failures 1 when
+// its last round failed. Not on Newton merely reaching its cap: measured under the 3 rad, 8 Hz
+// shake (20 strands, double), retrying those too redid 83 % of the steps at 227 Newton iterations
+// per strand step, and the deepest contact went from 4.5 to 1.3 mm while tips still reached 247
+// m/s: ten times the cost for a partial cure (docs/models/cosserat.md). The reference has no
+// retries.
+//
 // The state a step changes (configuration, velocities, spins), saved to the retry arrays or
 // restored from them.
 template <class T>
@@ -308,6 +310,9 @@ HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T>& st, T dt, const Loads<T>&
     }
     if (total.failures == 0) break;
   }
+  // A failed strand step counts once, however many of its last round's substeps failed (the run's
+  // message and summary count strand steps).
+  if (total.failures > 0) total.failures = 1;
   return total;
 }
 

@@ -92,17 +92,15 @@ class CudaSimulator final : public Simulator {
   // Synchronises. A failed solve since the last call is thrown here, naming the earliest step
   // and its lowest strand that failed (the steps run ahead of the host).
   StepCounters counts() override {
-    std::array<unsigned long long, Batch::kCounters> c{};
     unsigned long long failure = cuda::kNoFailure;
-    counts_.download_async(c.data(), stream_.get());
-    first_failure_.download_async(&failure, stream_.get());
-    stream_.synchronize();
-    long values[Batch::kCounters];
-    for (int k = 0; k < Batch::kCounters; ++k) values[k] = long(c[k]);
-    const StepCounters total = batch_counters<Batch>(values);
+    const StepCounters total = download_counts(failure);
     if (failure != cuda::kNoFailure)
       check_solves(total, long(failure >> 32), dt(), long(failure & 0xffffffffull));
     return total;
+  }
+  StepCounters counts_so_far() override {
+    unsigned long long failure = cuda::kNoFailure;
+    return download_counts(failure);
   }
 
   void positions(std::vector<Vec3>& out) override {
@@ -140,6 +138,16 @@ class CudaSimulator final : public Simulator {
   }
 
  private:
+  // The counters and the first failure (step << 32 | strand, or kNoFailure); synchronises.
+  StepCounters download_counts(unsigned long long& failure) {
+    std::array<unsigned long long, Batch::kCounters> c{};
+    counts_.download_async(c.data(), stream_.get());
+    first_failure_.download_async(&failure, stream_.get());
+    stream_.synchronize();
+    long values[Batch::kCounters];
+    for (int k = 0; k < Batch::kCounters; ++k) values[k] = long(c[k]);
+    return batch_counters<Batch>(values);
+  }
   std::size_t padded() const { return std::size_t(host_.arrays().tile_count()) * kTileWidth; }
   // Values of the arrays holding a field: one array, or three.
   std::size_t field_size(const kernels::VertexVectors<Scalar>& f) const {

@@ -708,6 +708,7 @@ class HairRun {
         counts_ = sim_->counts();  // where cuda reports a failed solve (it runs ahead)
       } catch (const RunFailure& e) {
         stop_ = RunStop{"failed", e.where(), e.why()};
+        counts_ = sim_->counts_so_far();            // the failed solves among them
         simulate_s_ += seconds_since(frame_start);  // the summary says how long it took to fail
         return;
       }

@@ -256,7 +256,12 @@ TEST(RunRobustness, FailedSolveWritesAFailedSummary) {
   const auto s = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(s["status"], "failed");
   EXPECT_EQ(s["failed_at"], "strand 0, step 1 (t = 0 s)");
-  EXPECT_NE(s["reason"].get<std::string>().find("solve failed"), std::string::npos);
+  EXPECT_NE(s["reason"].get<std::string>().find("solve failed on 20 strand step(s)"),
+            std::string::npos)
+      << s["reason"];
+  // The summary's counter holds the failed step's solves (it said 0: the counters were read
+  // only after whole frames).
+  EXPECT_EQ(s["solver"]["failures"], 20);
   EXPECT_EQ(s["frames"], 0);
 }
 
