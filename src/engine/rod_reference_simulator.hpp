@@ -12,8 +12,8 @@
 //                      std::vector<Vec3>& out);           // appends the output points' positions
 //                                                         // (or velocities)
 //
-// Its counters are the reduced models' batch counters: solver_failures (a failed step throws
-// instead), contacts, dropped_contacts (the reference drops none), and the names of the model's
+// Its counters are the reduced models' batch counters: solver_failures (a failed step also
+// throws), contacts, dropped_contacts (the reference drops none), and the names of the model's
 // other kernel counters that count what cannot happen on the reference (optional
 // `static constexpr std::array<const char*, N> kNeverOnReference`, read as 0: e.g. the clothoid
 // kernels' series cut at their fixed term count, where the reference's series have no cap), so
@@ -39,12 +39,21 @@ class RodReferenceSimulator final : public Simulator {
         rods_(std::move(rods)),
         measures_(std::move(measures)) {}
 
+  // A rod's failed step (a diverged curvature, a non-finite state) fails the run naming the
+  // strand and the step, as the kernels' executors do, with the rod's own reason.
   void step() override {
-    for (Rod& rod : rods_) contacts_ += Rods::step(rod, dt());
+    for (std::size_t s = 0; s < rods_.size(); ++s) {
+      try {
+        contacts_ += Rods::step(rods_[s], dt());
+      } catch (const RunFailure& e) {
+        ++failures_;
+        throw RunFailure(strand_step_location(long(s), steps_, dt()), e.where() + ": " + e.why());
+      }
+    }
     ++steps_;
   }
   StepCounters counts() override {
-    StepCounters c{{"solver_failures", "contacts", "dropped_contacts"}, {0, contacts_, 0}};
+    StepCounters c{{"solver_failures", "contacts", "dropped_contacts"}, {failures_, contacts_, 0}};
     if constexpr (requires { Rods::kNeverOnReference; })
       for (const char* name : Rods::kNeverOnReference)
         c.names.push_back(name), c.values.push_back(0);
@@ -78,6 +87,7 @@ class RodReferenceSimulator final : public Simulator {
   std::vector<Rod> rods_;
   std::vector<std::pair<std::string, double>> measures_;
   long contacts_ = 0;
+  long failures_ = 0;
 };
 
 // The reference simulator of a reduced model, whose rods are fitted to the strands:
