@@ -192,6 +192,17 @@ def test_bench_row():
     row = hairsim.bench(model="der", backend="cpu", precision="float", strands=8, vertices=6,
                         steps=2)
     assert row["ran"] and row["svu_per_second"] > 0 and row["strands"] == 8
+    # Sizes outside the generator's ranges are the caller's error, not a skipped row.
+    with pytest.raises(hairsim.Error) as e:
+        hairsim.bench(strands=10, vertices=10**6, steps=1)
+    assert e.value.field == "--vertices" and "between 3 and 100000" in str(e.value)
+
+
+def test_generate_refuses_what_memory_cannot_hold():
+    # 1e7 strands of 1e5 vertices (1e12 points) raised MemoryError from std::bad_alloc.
+    with pytest.raises(hairsim.Error) as e:
+        hairsim.generate(strands=10**7, vertices=10**5)
+    assert e.value.field == "strands" and "needs about" in str(e.value)
     cuda = hairsim.bench(backend="cuda", strands=8, vertices=6, steps=1)
     assert cuda["ran"] or cuda["note"]
 

@@ -72,8 +72,15 @@ BenchResult run_bench(const BenchCase& asked) {
                                     " step (it has " + to_string(model.integrators.front()) + ")");
   if (backend == Backend::reference && c.precision != "double")
     throw Error("--precision", "the reference backend runs in double only");
-  if (c.strands < 1 || c.vertices < 3 || c.steps < 1)
-    throw Error("bench", "needs >= 1 strand, >= 3 vertices and >= 1 step");
+  // The generator's ranges (a case outside them is the user's input, not a case this machine
+  // cannot run: it was a skipped row and exit 0).
+  if (c.strands < 1 || c.strands > 10'000'000)
+    throw Error("--strands",
+                "must be between 1 and 10000000 (got " + std::to_string(c.strands) + ")");
+  if (c.vertices < 3 || c.vertices > 100'000)
+    throw Error("--vertices",
+                "must be between 3 and 100000 (got " + std::to_string(c.vertices) + ")");
+  if (c.steps < 1) throw Error("--steps", "must be >= 1 (got " + std::to_string(c.steps) + ")");
   BenchResult r;
   r.config = c;
   const auto case_start = std::chrono::steady_clock::now();

@@ -15,11 +15,14 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "common/sdf_grid.hpp"
+#include "core/memory.hpp"
 #include "core/random.hpp"
 #include "hairsim/error.hpp"
 #include "hairsim/generate.hpp"
@@ -295,6 +298,12 @@ StrandSet generate_hairstyle(const HairstyleParams& p) {
   check(std::isfinite(p.wave_length) && p.wave_length > 0, "wave_length", "must be positive");
   check(std::isfinite(p.curl_radius) && p.curl_radius > 0, "curl_radius", "must be positive");
   check(std::isfinite(p.curl_pitch) && p.curl_pitch > 0, "curl_pitch", "must be positive");
+  // The points and one copy of them (a file's or an array's): 1e7 strands of 1e5 vertices passed
+  // the checks above and died in std::bad_alloc.
+  const std::uint64_t points = std::uint64_t(p.strands) * std::uint64_t(p.vertices);
+  require_memory(
+      2 * points * sizeof(Vec3), "strands",
+      std::to_string(p.strands) + " strands of " + std::to_string(p.vertices) + " vertices");
 
   // Centerline length that leaves enough curve after curling; the curve is cut at the length.
   double centerline_per_length = 1.0;

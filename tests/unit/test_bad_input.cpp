@@ -264,9 +264,12 @@ TEST(BadInput, CliRejectsBadArgumentsWithExitTwo) {
       "generate --length -1 -o '" + (dir / "g.hair").string() + "'",
       "generate --length 1e300 -o '" + (dir / "g.hair").string() + "'",
       "generate --seed -1 -o '" + (dir / "g.hair").string() + "'",  // wrapped to 2^64 - 1
-      "info '" + (dir / "missing.hair").string() + "'",
-      "info",
-      "frobnicate"};
+      // 1e12 points (48 TB with a copy): exit 1 "out of memory" after the allocation failed.
+      "generate --strands 10000000 --vertices 100000 -o '" + (dir / "g.hair").string() + "'",
+      // Outside the generator's range: a skipped row and exit 0.
+      "bench --strands 10 --vertices 1000000 --steps 1",
+      "bench --strands 20000000 --vertices 8 --steps 1",
+      "info '" + (dir / "missing.hair").string() + "'", "info", "frobnicate"};
   for (const std::string& args : cases) {
     const auto r = test::run_cli(args, dir);
     EXPECT_EQ(r.exit_code, 2) << args;
