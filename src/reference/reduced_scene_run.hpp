@@ -88,7 +88,9 @@ nlohmann::json reduced_summary(const std::string& model, const scene::ReducedRun
   if (outcome.statics)
     out["static"] = {{"converged", outcome.statics->converged},
                      {"newton_iterations", outcome.statics->iterations},
-                     {"residual_N_m", outcome.statics->residual}};
+                     {"residual_N_m", outcome.statics->residual},
+                     {"stable", outcome.statics->stable()},
+                     {"min_stiffness_eigenvalue", outcome.statics->min_stiffness}};
   return out;
 }
 

@@ -530,13 +530,12 @@ double potential(const ClothoidRod& rod) {
 
 StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations) {
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
-  const Eigen::LDLT<MatX> k(stiffness_matrix(rod));
   // The wind's drag turns with the rod: no potential.
   const bool conservative = rod.wind.isZero() || (rod.drag_normal == 0 && rod.drag_tangent == 0);
   return reference::newton_statics(
       [&] { return coordinates(rod); }, [&](const VecX& q) { set_coordinates(rod, q); },
-      [&] { return static_forces(rod); }, [&] { return potential(rod); }, conservative,
-      [&](const VecX& g) -> VecX { return k.solve(g); }, tolerance, max_iterations);
+      [&] { return static_forces(rod); }, [&] { return potential(rod); }, conservative, tolerance,
+      max_iterations);
 }
 
 }  // namespace hairsim::super_clothoid

@@ -574,12 +574,11 @@ double potential(const SuperHelix& rod) {
 }  // namespace
 
 StaticReport solve_static(SuperHelix& rod, double tolerance, int max_iterations) {
-  const VecX scale = stiffness_diagonal(rod);
   return reference::newton_statics(
       [&] { return coordinates(rod); }, [&](const VecX& q) { set_coordinates(rod, q); },
       [&] { return static_forces(rod); }, [&] { return potential(rod); },
       rod.end_moment.empty(),  // a couple at an end has no potential
-      [&](const VecX& g) -> VecX { return g.cwiseQuotient(scale); }, tolerance, max_iterations);
+      tolerance, max_iterations);
 }
 
 }  // namespace hairsim::super_helix
