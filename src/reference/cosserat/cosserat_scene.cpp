@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/random.hpp"
 #include "hairsim/error.hpp"
 
 namespace hairsim::cosserat {
@@ -164,40 +165,43 @@ nlohmann::json summary(const CosseratScene& sc, const SolverTotals& totals, doub
     max_rotation = std::max(max_rotation, std::atan2(t.cross(t_rest).norm(), t.dot(t_rest)));
   }
   auto array = [](const Vec3& v) { return nlohmann::json::array({v.x(), v.y(), v.z()}); };
-  return {{"model", "cosserat"},
-          {"backend", "reference"},
-          {"mode", sc.static_mode ? "static" : "dynamic"},
-          {"integrator", "implicit"},
-          {"steps", totals.steps},
-          {"dt_s", sc.dt},
-          {"wall_time_s", wall},
-          {"energies_J",
-           {{"kinetic", kinetic_energy(rod)},
-            {"bending", e.bending},
-            {"twist", e.twist},
-            {"gravity", e.gravity}}},
-          {"max_stretch_m", max_stretch},
-          {"inextensibility", inextensibility_violation(k, rod.rest)},
-          {"alignment", alignment_violation(k)},
-          {"max_deviation_from_rest_m", max_deviation(k.x, sc.rest_positions)},
-          {"max_tangent_rotation_rad", max_rotation},
-          {"finite", true},
-          {"length_m", sc.length},
-          {"clamp_point_m", array(sc.clamp_point)},
-          {"tip_position_m", array(k.x.back())},
-          {"solver",
-           {{"preconditioner", to_string(sc.solver.preconditioner)},
-            {"bending_strain", to_string(sc.rod.rest.bending_strain)},
-            {"stick_speed_m_per_s", sc.rod.stick_speed},
-            {"newton_iterations_per_step", ratio(totals.newton, totals.steps)},
-            {"pcg_iterations_per_solve", ratio(totals.pcg_iterations, totals.pcg_solves)},
-            {"pcg_solves_per_step", ratio(totals.pcg_solves, totals.steps)},
-            {"kkt_systems_per_step", ratio(totals.kkt, totals.steps)},
-            {"steps_not_converged", totals.unconverged}}},
-          {"contacts",
-           {{"obstacles", rod.obstacles.size()},
-            {"active_at_end", rod.active.size()},
-            {"max_penetration_m", totals.max_penetration}}}};
+  nlohmann::json out = {
+      {"model", "cosserat"},
+      {"backend", "reference"},
+      {"mode", sc.static_mode ? "static" : "dynamic"},
+      {"integrator", "implicit"},
+      {"steps", totals.steps},
+      {"dt_s", sc.dt},
+      {"wall_time_s", wall},
+      {"energies_J",
+       {{"kinetic", kinetic_energy(rod)},
+        {"bending", e.bending},
+        {"twist", e.twist},
+        {"gravity", e.gravity}}},
+      {"max_stretch_m", max_stretch},
+      {"inextensibility", inextensibility_violation(k, rod.rest)},
+      {"alignment", alignment_violation(k)},
+      {"max_deviation_from_rest_m", max_deviation(k.x, sc.rest_positions)},
+      {"max_tangent_rotation_rad", max_rotation},
+      {"finite", true},
+      {"length_m", sc.length},
+      {"clamp_point_m", array(sc.clamp_point)},
+      {"tip_position_m", array(k.x.back())},
+      {"solver",
+       {{"preconditioner", to_string(sc.solver.preconditioner)},
+        {"bending_strain", to_string(sc.rod.rest.bending_strain)},
+        {"stick_speed_m_per_s", sc.rod.stick_speed},
+        {"newton_iterations_per_step", ratio(totals.newton, totals.steps)},
+        {"pcg_iterations_per_solve", ratio(totals.pcg_iterations, totals.pcg_solves)},
+        {"pcg_solves_per_step", ratio(totals.pcg_solves, totals.steps)},
+        {"kkt_systems_per_step", ratio(totals.kkt, totals.steps)},
+        {"steps_not_converged", totals.unconverged}}},
+      {"contacts",
+       {{"obstacles", rod.obstacles.size()},
+        {"active_at_end", rod.active.size()},
+        {"max_penetration_m", totals.max_penetration}}}};
+  if (sc.static_check) out["static"] = reference::stability_summary(*sc.static_check);
+  return out;
 }
 
 void trace_row(std::ostream& out, const CosseratScene& sc, int step, const StepReport& r) {
@@ -229,12 +233,25 @@ scene::SceneRun run_cosserat_scene(CosseratScene& sc) {
   };
   try {
     while (totals.steps < sc.steps) record(step(sc.rod, sc.dt, sc.solver));
-    // Static mode: after the dynamic phase, proximal steps from rest until nothing moves.
-    if (sc.static_mode &&
-        !relax(sc.rod, sc.dt, sc.solver, sc.static_tolerance, sc.static_max_steps, record)
-             .converged)
-      throw RunFailure("static",
-                       "no equilibrium within " + std::to_string(sc.static_max_steps) + " steps");
+    // Static mode: after the dynamic phase, proximal steps from rest until nothing moves; then
+    // whether that equilibrium is stable: every segment after the clamped first turned by a
+    // random 1e-6 rad and settled again (reference/static_stability.hpp).
+    if (sc.static_mode) {
+      auto settle = [&] {
+        if (!relax(sc.rod, sc.dt, sc.solver, sc.static_tolerance, sc.static_max_steps, record)
+                 .converged)
+          throw RunFailure(
+              "static", "no equilibrium within " + std::to_string(sc.static_max_steps) + " steps");
+      };
+      settle();
+      auto kick = [&](int round) {
+        RandomStream random(1, std::uint64_t(round));
+        for (Eigen::Index i = 6; i < sc.rod.s.size(); ++i)
+          sc.rod.s(i) += 1e-6 * random.uniform(-1, 1);
+      };
+      sc.static_check = reference::check_stability(1e-6 * sc.length, kick, settle,
+                                                   [&] { return vertices(sc.rod); });
+    }
   } catch (const RunFailure& e) {
     if (e.where() == "static") throw;
     throw RunFailure("strand 0, step " + std::to_string(totals.steps + 1), e.why());

@@ -2,10 +2,12 @@
 // Single-rod scenes with model "cosserat" on the reference backend (docs/scenes.md): parse and
 // validate, build the rod, run it, and report what `hairsim run` writes (summary.json, trace.csv).
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "hairsim/strands.hpp"
 #include "reference/cosserat/cosserat_dynamics.hpp"
+#include "reference/static_stability.hpp"
 #include "scene/rod_scene.hpp"
 
 namespace hairsim::cosserat {
@@ -20,6 +22,8 @@ struct CosseratScene {
   double dt = 0;                     // s
   int steps = 0;
   bool static_mode = false;
+  // Static mode: whether the equilibrium found is stable (reference/static_stability.hpp).
+  std::optional<reference::StabilityCheck> static_check;
   double static_tolerance = 0;  // m: equilibrium when no vertex moves more in a step
   int static_max_steps = 0;
   int trace_every = 0;  // steps between rows of trace.csv; 0: no trace

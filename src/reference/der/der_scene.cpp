@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "core/random.hpp"
 #include "hairsim/material.hpp"
 #include "reference/der/der_implicit.hpp"
 #include "scene/json_reader.hpp"
@@ -330,11 +331,27 @@ SceneRun run_der_scene(DerScene& sc) {
   if (sc.trace_every > 0) stepper.trace_row(trace, 0);
   while (steps < sc.steps) advance();
   if (sc.static_mode) {  // after the dynamic phase (clamp motions included), settle
-    const RelaxReport r = relax(sc.rod, sc.relax_damping, sc.relax_speed_tolerance,
-                                sc.relax_max_steps, [&](DynamicRod&) { advance(); });
-    if (!r.converged)
-      throw RunFailure("static", "no equilibrium within " + std::to_string(sc.relax_max_steps) +
-                                     " steps (max speed " + std::to_string(r.max_speed) + " m/s)");
+    auto settle = [&] {
+      const RelaxReport r = relax(sc.rod, sc.relax_damping, sc.relax_speed_tolerance,
+                                  sc.relax_max_steps, [&](DynamicRod&) { advance(); });
+      if (!r.converged)
+        throw RunFailure("static", "no equilibrium within " + std::to_string(sc.relax_max_steps) +
+                                       " steps (max speed " + std::to_string(r.max_speed) +
+                                       " m/s)");
+    };
+    settle();
+    // The kick: every free vertex at a random velocity that the relaxation's damping would
+    // turn into a displacement of 1e-6 of the rod's length.
+    DynamicRod& rod = sc.rod;
+    const double kick_m = 1e-6 * sc.length;
+    auto kick = [&](int round) {
+      RandomStream random(1, std::uint64_t(round));
+      for (std::size_t i = 0; i < rod.velocity.size(); ++i) {
+        const Vec3 d(random.uniform(-1, 1), random.uniform(-1, 1), random.uniform(-1, 1));
+        if (!rod.fixed[i]) rod.velocity[i] = kick_m * sc.relax_damping * d.normalized();
+      }
+    };
+    sc.static_check = reference::check_stability(kick_m, kick, settle, [&] { return rod.state.x; });
   }
   stepper.finish();
   const double wall =
@@ -381,6 +398,7 @@ nlohmann::json scene_summary(const DerScene& sc, int steps, double wall) {
                             {"length_m", sc.length},
                             {"clamp_point_m", array(sc.clamp_point)},
                             {"tip_position_m", array(tip)}};
+  if (sc.static_check) summary["static"] = reference::stability_summary(*sc.static_check);
   if (sc.body)
     summary["body"] = {{"position_m", array(sc.body->position)},
                        {"velocity_m_s", array(sc.body->velocity)},

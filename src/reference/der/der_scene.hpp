@@ -7,6 +7,7 @@
 
 #include "hairsim/strands.hpp"
 #include "reference/der/der_rigid.hpp"
+#include "reference/static_stability.hpp"
 #include "scene/rod_scene.hpp"
 
 namespace hairsim::der {
@@ -25,6 +26,8 @@ struct DerScene {
   double relax_damping = 0;          // 1/s
   double relax_speed_tolerance = 0;  // m/s
   int relax_max_steps = 0;
+  // Static mode: whether the equilibrium found is stable (reference/static_stability.hpp).
+  std::optional<reference::StabilityCheck> static_check;
   int trace_every = 0;  // steps between rows of trace.csv; 0: no trace
 };
 
