@@ -27,6 +27,16 @@ namespace hairsim::kernels::render {
 
 constexpr int kMaxGuideWeights = 4;
 
+// Guides that part ways are not blended (src/render/guide_interpolator.cpp): at rest a guide
+// whose shape departs from the main guide's by more than kShapeGap of the main guide's length is
+// dropped from a render strand's blend. Guides alike at rest can still part in motion (a head
+// turn that throws one lock forward and leaves its neighbour behind), and a blend of the two
+// hangs between them, a stray strand in the air: each frame a guide's weight fades out while its
+// shape (from its root) departs from the main guide's by kShapeGap to kShapeGap + kMotionFade of
+// the main guide's length, the others renormalised (smoothly: no strand jumps between frames).
+constexpr double kShapeGap = 0.2;
+constexpr double kMotionFade = 0.1;
+
 // Guides: `guides` strands of `vertices` points each, strand-major (guide g's vertex j at
 // g * vertices + j, as the Simulator's positions()), stored as 12 planes of `guides * vertices`
 // values: position x, y, z, then the frame's t, d1 and d2 (x, y, z each). Planes let the
@@ -128,6 +138,45 @@ HS_HD void guide_frames(const GuideFrames<T>& f, int g) {
 // a_j e on the main guide: o_k + a_j q_k with q_k = e [main] - clump o_k, so that one pass per
 // guide along the vertices computes, per output coordinate,
 //   p[j] = sum_k w_k x_k[j] + F_k[j] (o_k + a_j q_k).
+// The blend's weights this frame (kShapeGap, kMotionFade): guide k's factor λ_k in [0, 1] from
+// the largest distance between its vertices and the main guide's, each taken from its root, over
+// the main guide's length; the weights then w_k λ_k / Σ w λ. Returns the factors λ_k / Σ w λ by
+// which the stored weights and offsets are scaled (all 1 while no guide parts).
+template <class T>
+HS_HD void motion_weights(const GuideFrames<T>& f, const RenderStrands<T>& r, int s,
+                          T (&scale)[kMaxGuideWeights]) {
+  const int v = f.vertices;
+  const long long base = static_cast<long long>(s) * kMaxGuideWeights;
+  const long long m = static_cast<long long>(r.main_guide[s]) * v;
+  for (int k = 0; k < kMaxGuideWeights; ++k) scale[k] = T(1);
+  T length = T(0);
+  for (int j = 1; j < v; ++j) length += norm(f.get(kX, m + j) - f.get(kX, m + j - 1));
+  if (!(length > T(0))) return;
+  bool faded = false;
+  T sum = T(0);
+  for (int k = 0; k < kMaxGuideWeights; ++k) {
+    const T w = r.weight[base + k];
+    const int g = r.guide[base + k];
+    if (w == T(0) || g == r.main_guide[s]) {
+      sum += w;
+      continue;
+    }
+    const long long at = static_cast<long long>(g) * v;
+    T gap = T(0);
+    for (int j = 1; j < v; ++j) {
+      const T d = norm((f.get(kX, at + j) - f.get(kX, at)) - (f.get(kX, m + j) - f.get(kX, m)));
+      gap = d > gap ? d : gap;
+    }
+    T lambda = (T(kShapeGap + kMotionFade) * length - gap) / (T(kMotionFade) * length);
+    lambda = lambda < T(0) ? T(0) : (lambda > T(1) ? T(1) : lambda);
+    if (lambda < T(1)) faded = true;
+    scale[k] = lambda;
+    sum += w * lambda;
+  }
+  if (!faded) return;
+  for (int k = 0; k < kMaxGuideWeights; ++k) scale[k] /= sum;
+}
+
 template <class T>
 HS_HD void interpolate_strand(const GuideFrames<T>& f, const RenderStrands<T>& r, int s) {
   const int v = f.vertices;
@@ -136,15 +185,17 @@ HS_HD void interpolate_strand(const GuideFrames<T>& f, const RenderStrands<T>& r
   const long long base = static_cast<long long>(s) * kMaxGuideWeights;
   const int main = r.main_guide[s];
   const Vector3<T> e = r.jitter[s];
+  T scale[kMaxGuideWeights];
+  motion_weights(f, r, s, scale);
   for (int c = 0; c < 3; ++c) {
     T* __restrict__ out = r.out + c * out_size + static_cast<long long>(s) * v;
     bool first = true, jittered = false;
     for (int k = 0; k < kMaxGuideWeights; ++k) {
-      const T w = r.weight[base + k];
+      const T w = scale[k] * r.weight[base + k];
       if (w == T(0)) continue;
       const int g = r.guide[base + k];
       const long long at = static_cast<long long>(g) * v;
-      const Vector3<T> o = r.offset[base + k];
+      const Vector3<T> o = scale[k] * r.offset[base + k];
       Vector3<T> q = (-r.clump) * o;
       if (g == main && !jittered) q += e, jittered = true;
       const T* __restrict__ x = f.plane(kX + c) + at;

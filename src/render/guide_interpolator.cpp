@@ -120,8 +120,9 @@ Weights find_weights(const std::vector<Vec3>& roots, const Vec3& p, const Render
 //    the demo's crown fall 46° apart, their tips 16 cm apart, and the blend's tip hung 7.6 cm
 //    from either (tests/unit/test_guides.cpp, "NoRenderStrandHangsBetweenPartedGuides").
 // A render strand then lies within kShapeGap of the main guide's length (plus its offset) of it.
+// In motion too: kernels/render/guide_interpolation.hpp, motion_weights.
 constexpr double kPartingCos = 0.5;  // cos 60°
-constexpr double kShapeGap = 0.2;
+using kernels::render::kShapeGap;
 
 // The largest distance between guides a and b at equal vertices, each taken from its root.
 double shape_gap(const StrandSet& rest, int a, int b) {

@@ -245,6 +245,57 @@ TEST(Guides, BadInputIsRefused) {
   EXPECT_THROW(GuideInterpolator(StrandSet{}, std::vector<Vec3>{}, RenderStrandOptions{}), Error);
 }
 
+// Guides alike at rest that part in motion: two straight guides 1 cm apart rising 10 cm along
+// +y; this frame one of them is thrown 45° forward (its tip 7.1 cm from the other's, 0.77 of the
+// main guide's length apart from their roots). A render strand whose root lies 3 mm from the
+// upright guide blends the two nearest (render.interpolation nearest, k = 2: weights 0.84 /
+// 0.16 by inverse squared distance) and hung between them: its tip 1.5 cm from the upright
+// guide's (measured before motion_weights). With the thrown guide faded out of
+// the blend (its gap above kShapeGap + kMotionFade of the length) the strand follows the upright
+// one: its tip within its root offset (3 mm) of it, bound 5 mm. While the guides stay alike
+// (the other at 5°: gap 0.087 L, under kShapeGap) the blend is kept: the tip between both.
+TEST(Guides, GuidesThatPartInMotionAreNotBlended) {
+  auto guide = [](double x, double angle) {
+    std::vector<Vec3> s;
+    for (int j = 0; j <= 10; ++j)
+      s.emplace_back(x + 0.01 * j * std::sin(angle), 0.01 * j * std::cos(angle), 0.0);
+    return s;
+  };
+  StrandSet rest;  // a third guide 5 cm away: a blend needs three roots
+  rest.add_strand(guide(0.0, 0.0));
+  rest.add_strand(guide(0.01, 0.0));
+  rest.add_strand(guide(-0.05, 0.0));
+  RenderStrandOptions o;
+  o.interpolation = GuideInterpolation::nearest;  // a blend of both guides
+  o.nearest = 2;
+  o.double_precision = true;
+  const std::vector<Vec3> roots{Vec3(0.003, 0, 0)};
+  GuideInterpolator interp(rest, roots, o);
+  auto tip_after = [&](double angle) {
+    StrandSet moved;
+    moved.add_strand(guide(0.0, 0.0));
+    moved.add_strand(guide(0.01, angle));
+    moved.add_strand(guide(-0.05, 0.0));
+    interp.interpolate(moved.points);
+    StrandSet out;
+    interp.render_strands(out);
+    return out.strand(0)[10];
+  };
+  const Vec3 upright_tip(0, 0.1, 0);
+  const double thrown = (tip_after(M_PI / 4) - upright_tip).norm();
+  std::cout << "render tip from the upright guide's, its neighbour thrown 45 degrees: " << thrown
+            << " m\n";
+  EXPECT_LT(thrown, 0.005);
+  // Alike (5 degrees): still blended, the tip between the two guides' tips.
+  const Vec3 tilted_tip(0.01 + 0.1 * std::sin(M_PI / 36), 0.1 * std::cos(M_PI / 36), 0);
+  const Vec3 alike = tip_after(M_PI / 36);
+  std::cout << "its neighbour at 5 degrees: " << (alike - upright_tip).norm()
+            << " m from the upright tip, " << (alike - tilted_tip).norm()
+            << " m from the tilted one\n";
+  EXPECT_GT((alike - upright_tip).norm(), 0.004);
+  EXPECT_GT((alike - tilted_tip).norm(), 0.004);
+}
+
 }  // namespace
 }  // namespace hairsim
 
