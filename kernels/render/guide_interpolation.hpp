@@ -37,6 +37,20 @@ constexpr int kMaxGuideWeights = 4;
 constexpr double kShapeGap = 0.2;
 constexpr double kMotionFade = 0.1;
 
+// The largest distance between two strands of v points at equal vertices, each taken from its
+// root: how far their shapes part (`a(j)`, `b(j)` their points). The rest check of the blend's
+// guides (src/render/guide_interpolator.cpp) and its per-frame fade (motion_weights) measure it.
+template <class T, class A, class B>
+HS_HD T shape_gap(int v, A&& a, B&& b) {
+  const Vector3<T> a0 = a(0), b0 = b(0);
+  T gap = T(0);
+  for (int j = 1; j < v; ++j) {
+    const T d = norm((a(j) - a0) - (b(j) - b0));
+    gap = d > gap ? d : gap;
+  }
+  return gap;
+}
+
 // Guides: `guides` strands of `vertices` points each, strand-major (guide g's vertex j at
 // g * vertices + j, as the Simulator's positions()), stored as 12 planes of `guides * vertices`
 // values: position x, y, z, then the frame's t, d1 and d2 (x, y, z each). Planes let the
@@ -162,11 +176,8 @@ HS_HD void motion_weights(const GuideFrames<T>& f, const RenderStrands<T>& r, in
       continue;
     }
     const long long at = static_cast<long long>(g) * v;
-    T gap = T(0);
-    for (int j = 1; j < v; ++j) {
-      const T d = norm((f.get(kX, at + j) - f.get(kX, at)) - (f.get(kX, m + j) - f.get(kX, m)));
-      gap = d > gap ? d : gap;
-    }
+    const T gap = shape_gap<T>(
+        v, [&](int j) { return f.get(kX, at + j); }, [&](int j) { return f.get(kX, m + j); });
     T lambda = (T(kShapeGap + kMotionFade) * length - gap) / (T(kMotionFade) * length);
     lambda = lambda < T(0) ? T(0) : (lambda > T(1) ? T(1) : lambda);
     if (lambda < T(1)) faded = true;

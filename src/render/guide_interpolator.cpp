@@ -11,6 +11,7 @@
 
 #include "core/random.hpp"
 #include "hairsim/error.hpp"
+#include "reference/eigen_bridge.hpp"
 #include "render/guide_arrays.hpp"
 
 namespace hairsim {
@@ -124,13 +125,12 @@ Weights find_weights(const std::vector<Vec3>& roots, const Vec3& p, const Render
 constexpr double kPartingCos = 0.5;  // cos 60°
 using kernels::render::kShapeGap;
 
-// The largest distance between guides a and b at equal vertices, each taken from its root.
-double shape_gap(const StrandSet& rest, int a, int b) {
+// How far guides a and b part at rest (kernels::render::shape_gap).
+double rest_shape_gap(const StrandSet& rest, int a, int b) {
   const auto sa = rest.strand(std::size_t(a)), sb = rest.strand(std::size_t(b));
-  double gap = 0;
-  for (std::size_t j = 1; j < sa.size(); ++j)
-    gap = std::max(gap, ((sa[j] - sa[0]) - (sb[j] - sb[0])).norm());
-  return gap;
+  return kernels::render::shape_gap<double>(
+      int(sa.size()), [&](int j) { return bridge::to_kernel(sa[std::size_t(j)]); },
+      [&](int j) { return bridge::to_kernel(sb[std::size_t(j)]); });
 }
 
 void drop_parted_guides(Weights& w, const StrandSet& rest, const std::vector<Vec3>& directions,
@@ -144,7 +144,7 @@ void drop_parted_guides(Weights& w, const StrandSet& rest, const std::vector<Vec
     const int g = w.guide[k];
     if (w.weight[k] > 0 && g != m &&
         (directions[g].dot(directions[m]) < kPartingCos ||
-         shape_gap(rest, g, m) > kShapeGap * lengths[m]))
+         rest_shape_gap(rest, g, m) > kShapeGap * lengths[m]))
       w.weight[k] = 0;
     sum += w.weight[k];
   }
