@@ -3,6 +3,7 @@
 // rod's linear maps between generalized rates and point velocities (which contacts need: a point
 // force f at p acts on the coordinates as J_pᵀ f). Internal to the Super-Helix reference.
 #include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <vector>
 
 #include "reference/super_helix/super_helix_rod.hpp"
@@ -41,7 +42,8 @@ MatX point_jacobian(const SuperHelix& rod, const std::vector<ElementMap>& maps, 
 
 // (M + h ν K + h² K) q̈ = B − K(q − q⁰) − ν K q̇ − h K q̇ at time t, solved by `method` (the
 // composite method's dense LDLᵀ, or the recursive method's two passes), and kept factored so
-// that `respond` applies the same operator to point forces.
+// that `respond` applies the same operator to point forces. With the rod's `implicit_inertia`
+// (and h > 0) the matrix carries − h ∂B/∂q̇ and is solved dense by LU, whichever `method`.
 class StepSystem {
  public:
   StepSystem(const SuperHelix& rod, Method method, double h, double t, bool paper_first_pass);
@@ -62,13 +64,16 @@ class StepSystem {
     ElementMap map;
   };
   void solve_composite(const SuperHelix& rod, double h, double t);
+  void solve_implicit_inertia(const SuperHelix& rod, double h, double t);
   void solve_recursive(const SuperHelix& rod, double h, double t, bool paper_first_pass);
 
   Method method_;
   std::vector<int> parent_;
   int k_ = 0;
   VecX qddot_;
-  Eigen::LDLT<MatX> composite_;         // composite: A factored
+  Eigen::LDLT<MatX> composite_;    // composite: A factored
+  bool implicit_inertia_ = false;  // A factored in `implicit_` instead
+  Eigen::PartialPivLU<MatX> implicit_;
   std::vector<ElementSystem> systems_;  // recursive
 };
 

@@ -285,6 +285,25 @@ CompositeSystem composite_system(const SuperHelix& rod, double t) {
 
 // --- The rod's linear maps ----------------------------------------------------------------------
 
+MatX force_rate_jacobian(const SuperHelix& rod, double t) {
+  const VecX qdot = rates(rod);
+  const int n = int(qdot.size());
+  // B is of degree 2 in q̇: a central difference is exact at any step; one of the rates' size
+  // keeps the round-off relative to them.
+  const double eps = std::max(1.0, qdot.cwiseAbs().maxCoeff());
+  SuperHelix probe = rod;
+  MatX out(n, n);
+  for (int j = 0; j < n; ++j) {
+    VecX plus = qdot, minus = qdot;
+    plus(j) += eps, minus(j) -= eps;
+    set_rates(probe, plus);
+    const VecX forward = composite_system(probe, t).forces;
+    set_rates(probe, minus);
+    out.col(j) = (forward - composite_system(probe, t).forces) / (2 * eps);
+  }
+  return out;
+}
+
 namespace detail {
 
 std::vector<ElementMap> element_maps(const SuperHelix& rod,
@@ -330,7 +349,9 @@ StepSystem::StepSystem(const SuperHelix& rod, Method method, double h, double t,
                        bool paper_first_pass)
     : method_(method), k_(rod.coordinates_per_element()) {
   for (const Element& e : rod.elements) parent_.push_back(e.parent);
-  if (method == Method::composite)
+  if (rod.implicit_inertia && h > 0)
+    solve_implicit_inertia(rod, h, t);
+  else if (method == Method::composite)
     solve_composite(rod, h, t);
   else
     solve_recursive(rod, h, t, paper_first_pass);
@@ -347,6 +368,20 @@ void StepSystem::solve_composite(const SuperHelix& rod, double h, double t) {
   const VecX b = sys.forces - k.cwiseProduct(q - rest) - (nu + h) * k.cwiseProduct(qdot);
   composite_.compute(a);
   qddot_ = composite_.solve(b);
+}
+
+void StepSystem::solve_implicit_inertia(const SuperHelix& rod, double h, double t) {
+  const CompositeSystem sys = composite_system(rod, t);
+  const VecX k = stiffness_diagonal(rod);
+  const VecX q = coordinates(rod), qdot = rates(rod);
+  const double nu = rod.internal_friction;
+  // B(q̇ + h q̈) ≈ B(q̇) + h ∂B/∂q̇ q̈ moved to the left.
+  MatX a = sys.mass - h * super_helix::force_rate_jacobian(rod, t);
+  a.diagonal() += (h * nu + h * h) * k;
+  implicit_inertia_ = true;
+  implicit_.compute(a);
+  qddot_ = implicit_.solve(sys.forces - k.cwiseProduct(q - rest_coordinates(rod)) -
+                           (nu + h) * k.cwiseProduct(qdot));
 }
 
 // --- The recursive method (§4, App. A) ----------------------------------------------------------
@@ -453,6 +488,7 @@ void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool
 }
 
 MatX StepSystem::respond(const RodPoint& p, const MatX& jacobian, const MatX& forces) const {
+  if (implicit_inertia_) return implicit_.solve(jacobian.transpose() * forces);
   if (method_ == Method::composite) return composite_.solve(jacobian.transpose() * forces);
   // The recursion's two passes with nothing but the force: no motion, no gravity, no elasticity
   // (those are in accelerations()), the clamp still. A point force f at p enters its element's

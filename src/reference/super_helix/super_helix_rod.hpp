@@ -46,6 +46,12 @@ struct SuperHelix {
   double linear_density = 1;      // ρS, kg/m
   double internal_friction = 0;   // ν, s: the generalized force −ν K κ̇ (§4.5)
   Twist twist = Twist::free;
+  // The velocity-product forces (centrifugal, Coriolis, the drag's) implicit at first order in
+  // κ̇: B(κ̇ + Δt κ̈) ≈ B(κ̇) + Δt ∂B/∂κ̇ κ̈ in the step (as the Super Space Clothoid's §7.2 option).
+  // Explicit, they turn the rates of fast-turning elements by Δt Ω a step and so add energy at
+  // the rate Δt Ω² (a brisk head shake: Ω ~ 10⁴ rad/s); implicit, the step takes it. The step's
+  // matrix is then neither symmetric nor block-structured: solved dense (LU), whichever method.
+  bool implicit_inertia = false;
   int quadrature = 8;  // Gauss-Legendre points per element
 
   // Loads: gravity (m/s²), the air's viscous drag per unit length against the wind (N s/m²,
@@ -164,9 +170,14 @@ CompositeSystem composite_system(const SuperHelix& rod, double t);
 // K: ℓ_Q (GJ, EI1, EI2) on the active components (diagonal).
 VecX stiffness_diagonal(const SuperHelix& rod);
 
+// ∂B/∂q̇ at time t: how the generalized forces of `composite_system` change with the rates (the
+// velocity-product terms and the drag; central differences, exact for their degree ≤ 2 in q̇).
+MatX force_rate_jacobian(const SuperHelix& rod, double t);
+
 // One semi-implicit Euler step: q̈ from `accelerations(rod, method, dt, t + dt)`, q̇ += dt q̈, the
-// contacts' impulses added to q̇ (through the same method's operator), then q += dt q̇. Throws
-// RunFailure on a non-finite state.
+// contacts' impulses added to q̇ (through the same method's operator), then q += dt q̇; with
+// `implicit_inertia`, (M − dt ∂B/∂q̇ + dt ν K + dt² K) q̈ = B − K(q − q⁰) − (ν + dt) K q̇ instead.
+// Throws RunFailure on a non-finite state.
 struct StepReport {
   int contacts = 0;         // contact points (point and obstacle pairs) in the contact problem
   int active_contacts = 0;  // of which pushed (a normal impulse > 0)

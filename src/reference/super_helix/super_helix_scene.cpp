@@ -121,6 +121,7 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
                 "singular in the twist)");
   sc.rod.quadrature = solver.integer("quadrature", 8, 1, 64);
   sc.rod.internal_friction = solver.number("internal_friction", 0.0, ">= 0", scene::non_negative);
+  sc.rod.implicit_inertia = solver.boolean("implicit_inertia", false);
   sc.rod.contact_sweeps = solver.integer("contact_sweeps", 1000, 1, 1'000'000);
   solver.finish();
 
@@ -159,6 +160,7 @@ nlohmann::json summary(const SuperHelixScene& sc, const reference::ReducedOutcom
   out["tips_m"] = tip_list;
   out["solver"] = {{"method", sc.method == Method::recursive ? "recursive" : "composite"},
                    {"paper_first_pass", sc.paper_first_pass},
+                   {"implicit_inertia", sc.rod.implicit_inertia},
                    {"twist", sc.rod.twist == Twist::frozen ? "frozen" : "free"},
                    {"elements", sc.rod.elements.size()},
                    {"coordinates", sc.rod.coordinate_count()},
