@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/model.hpp"
+#include "hairsim/error.hpp"
 #include "scene/json_reader.hpp"
 
 namespace hairsim::engine {
@@ -16,6 +17,9 @@ struct ReducedRodSettings : ModelSettings {
   int quadrature = 8;            // Gauss-Legendre points per element (mass, forces, contacts)
   double internal_friction = 0;  // ν, s: the generalized force −ν K q̇
   int contact_sweeps = 1000;     // projected Gauss-Seidel sweeps of a strand's contacts at most
+  // The velocity-product forces implicit at first order in q̇ (the references' option for
+  // violent motion; dense and slow: the reference backend only, the kernels keep them explicit).
+  bool implicit_inertia = false;
 };
 
 // solver.* into `out` (its values the defaults): elements in 1 .. max_elements, quadrature in
@@ -27,7 +31,16 @@ inline void parse_reduced_rod_settings(scene::JsonReader s, ReducedRodSettings& 
   out.internal_friction =
       s.number("internal_friction", out.internal_friction, ">= 0", scene::non_negative);
   out.contact_sweeps = s.integer("contact_sweeps", out.contact_sweeps, 1, 1'000'000);
+  out.implicit_inertia = s.boolean("implicit_inertia", out.implicit_inertia);
   s.finish();
+}
+
+// What only the reference backend does (the models' check_settings): exit 2 naming the field.
+inline void check_reduced_rod_backend(const ReducedRodSettings& settings, Backend backend) {
+  if (settings.implicit_inertia && backend != Backend::reference)
+    throw Error("solver.implicit_inertia",
+                "true only on the reference backend (the " + to_string(backend) +
+                    " kernels keep the velocity-product terms explicit)");
 }
 
 // The bench's column: contact pairs per strand and step.
@@ -44,6 +57,7 @@ inline nlohmann::json reduced_rod_summary(const ReducedRodSettings& settings, co
   nlohmann::json out = {
       {"elements", settings.elements},
       {"quadrature", settings.quadrature},
+      {"implicit_inertia", settings.implicit_inertia},
       {"contacts_per_strand_step", strand_steps > 0 ? double(c["contacts"]) / strand_steps : 0.0},
       {"failures", c["solver_failures"]}};
   for (std::size_t k = 2; k < c.names.size(); ++k) out[c.names[k]] = c.values[k];

@@ -391,6 +391,17 @@ TEST(BadInput, KernelLimitsOfAModelNameTheSceneFileAndField) {
       bangs + ": solver.elements: at most 16 on the cpu and cuda backends (got 17)", dir);
 }
 
+TEST(BadInput, ReferenceOnlySettingsAreRefusedOnTheKernels) {
+  // The implicit velocity-product terms are the references' (the kernels keep them explicit): a
+  // hairstyle asking for them on cpu exits 2 naming the file and field, for both reduced models.
+  ScratchDir dir;
+  const std::string bangs = std::string(HAIRSIM_SOURCE_DIR) + "/scenes/bangs.json";
+  for (const char* model : {"super_helix", "super_clothoid"})
+    expect_refused("run '" + bangs + "' --model " + model +
+                       " --backend cpu --set solver.implicit_inertia=true",
+                   bangs + ": solver.implicit_inertia: true only on the reference backend", dir);
+}
+
 TEST(BadInput, CudaWithoutADeviceIsARequestThatCannotBeMet) {
   // Exit 1 before (a failed run); the user's request cannot be met: exit 2 naming --backend, or
   // the scene file and its field. Only where cuda cannot run (the CI machines).

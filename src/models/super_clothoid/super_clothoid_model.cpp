@@ -81,6 +81,7 @@ engine::Model super_clothoid_model() {
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
   m.check_settings = [](const engine::ModelSettings& s, engine::Backend backend) {
+    engine::check_reduced_rod_backend(static_cast<const SuperClothoidSettings&>(s), backend);
     if (backend != engine::Backend::reference)
       check_kernel_settings(static_cast<const SuperClothoidSettings&>(s));
   };

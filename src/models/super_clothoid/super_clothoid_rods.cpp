@@ -39,6 +39,7 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
     rod.stiffness = Vec3(m.twist_stiffness(), m.bending_stiffness(), m.bending_stiffness());
     rod.linear_density = m.linear_density();
     rod.internal_friction = settings.internal_friction;
+    rod.implicit_inertia = settings.implicit_inertia;
     rod.quadrature = settings.quadrature;
     rod.gravity = setup.gravity;
     rod.damping = setup.damping;

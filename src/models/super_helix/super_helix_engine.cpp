@@ -34,6 +34,7 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
     rod.linear_density = m.linear_density();
     rod.internal_friction = settings.internal_friction;
     rod.twist = super_helix::Twist::free;
+    rod.implicit_inertia = settings.implicit_inertia;
     rod.quadrature = settings.quadrature;
     rod.gravity = setup.gravity;
     rod.damping = setup.damping;

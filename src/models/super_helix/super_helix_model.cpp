@@ -85,6 +85,9 @@ engine::Model super_helix_model() {
   m.backends = {engine::Backend::reference, engine::Backend::cpu, engine::Backend::cuda};
   m.parse_settings = parse_settings;
   m.make_simulator = make_simulator;
+  m.check_settings = [](const engine::ModelSettings& s, engine::Backend backend) {
+    engine::check_reduced_rod_backend(static_cast<const SuperHelixSettings&>(s), backend);
+  };
   m.summary = summary;
   m.held_vertices = 1;           // the output's first point is the clamp's
   m.inextensible_edges = false;  // the points sample the centreline; its chords bend
