@@ -43,7 +43,9 @@ MatX point_jacobian(const SuperHelix& rod, const std::vector<ElementMap>& maps, 
 // (M + h ν K + h² K) q̈ = B − K(q − q⁰) − ν K q̇ − h K q̇ at time t, solved by `method` (the
 // composite method's dense LDLᵀ, or the recursive method's two passes), and kept factored so
 // that `respond` applies the same operator to point forces. With the rod's `implicit_inertia`
-// (and h > 0) the matrix carries − h ∂B/∂q̇ and is solved dense by LU, whichever `method`.
+// (and h > 0) the matrix carries − h ∂B/∂q̇: the composite method factors it dense by LU, the
+// recursive method linearises each element's velocity-product terms in its start's velocity and
+// its own rates (docs/models/super-helices.md), O(N) still.
 class StepSystem {
  public:
   StepSystem(const SuperHelix& rod, Method method, double h, double t, bool paper_first_pass);
@@ -58,13 +60,25 @@ class StepSystem {
   // The recursive method's factor, per element: the local system D q̈_Q = u − U A_Q, its D
   // factored as the first pass uses it and as the second does (different only with the paper's
   // explicit first pass), and the end's maps.
+  // With the velocity-product terms implicit (non-symmetric: the first pass's cumulated inertia
+  // takes L D⁻¹ U, L ≠ Uᵀ; the end's acceleration Φ' A + H' q̈_Q + c'_end), D is factored by LU.
   struct ElementSystem {
     Eigen::LDLT<MatX> first, second;
-    MatX U;
-    ElementMap map;
+    Eigen::PartialPivLU<MatX> implicit;
+    bool is_implicit = false;
+    MatX U, L;         // L: Uᵀ unless implicit
+    ElementMap map;    // Φ, H: the end's velocity from the start's and q̇_Q (projections)
+    ElementMap ahead;  // Φ', H': the end's acceleration (map unless implicit)
+    VecX solve_first(const VecX& x) const {
+      return is_implicit ? VecX(implicit.solve(x)) : VecX(first.solve(x));
+    }
+    VecX solve_second(const VecX& x) const {
+      return is_implicit ? VecX(implicit.solve(x)) : VecX(second.solve(x));
+    }
   };
   void solve_composite(const SuperHelix& rod, double h, double t);
   void solve_implicit_inertia(const SuperHelix& rod, double h, double t);
+  void solve_recursive_implicit(const SuperHelix& rod, double h, double t);
   void solve_recursive(const SuperHelix& rod, double h, double t, bool paper_first_pass);
 
   Method method_;

@@ -349,8 +349,10 @@ StepSystem::StepSystem(const SuperHelix& rod, Method method, double h, double t,
                        bool paper_first_pass)
     : method_(method), k_(rod.coordinates_per_element()) {
   for (const Element& e : rod.elements) parent_.push_back(e.parent);
-  if (rod.implicit_inertia && h > 0)
+  if (rod.implicit_inertia && h > 0 && method == Method::composite)
     solve_implicit_inertia(rod, h, t);
+  else if (rod.implicit_inertia && h > 0)
+    solve_recursive_implicit(rod, h, t);
   else if (method == Method::composite)
     solve_composite(rod, h, t);
   else
@@ -462,6 +464,8 @@ void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool
     // explicit first pass, the second pass solves each element semi-implicitly (§4.3).
     es.first.compute(D);
     es.second.compute(D_second);
+    es.L = es.U.transpose();
+    es.ahead = es.map;
     inertia -= es.U.transpose() * es.first.solve(es.U);
     bias += es.U.transpose() * es.first.solve(u);
     const int parent = rod.elements[q].parent;
@@ -482,6 +486,160 @@ void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool
     const VecX x = es.second.solve(u_second[q] - es.U * a);
     qddot_.segment(int(q) * k, k) = x;
     const Vec6 a_end = es.map.phi * a + es.map.H * x + c_end[q];
+    for (std::size_t c = q + 1; c < count; ++c)
+      if (rod.elements[c].parent == int(q)) start_acceleration[c] = a_end;
+  }
+}
+
+// The recursion with the velocity-product terms implicit at first order (the composite
+// implicit step's system, solved in O(N)). Each point's velocity-product acceleration c and the
+// applied force f depend on the element start's spatial velocity V_Q = (ω_Q, v_Q) and on q̇_Q;
+// over the step V_Q changes by h (A_Q − A⁰_Q) (A⁰_Q: the start's acceleration with every q̈ = 0)
+// and q̇_Q by h q̈_Q, so ρ r̈ − f ≈ MX A_Q + MG q̈_Q + m0 with
+//   MX = ρX + h(ρ ∂c/∂V − ∂f/∂V),  MG = ρG + h(ρ ∂c/∂q̇ − ∂f/∂q̇),  m0 = ρc − f − (MX − ρX) A⁰_Q,
+// and the end's acceleration Φ' A_Q + H' q̈_Q + c'_end likewise. The element's equations are then
+// projected by the unchanged Gᵀ, Xᵀ, Hᵀ, Φᵀ (virtual work), which makes D and the cumulated
+// inertias non-symmetric. ∂c/∂q̇ by central differences of c (exact: degree 2), ∂c/∂ω by hand.
+void StepSystem::solve_recursive_implicit(const SuperHelix& rod, double h, double t) {
+  const RootState root = root_state(rod, t);
+  const std::vector<ElementStart> starts = element_starts(rod, root);
+  const std::vector<ElementMap> maps = element_maps(rod, starts);
+  const int k = k_;
+  const std::size_t count = rod.elements.size();
+  const Quadrature& rule = gauss_legendre(rod.quadrature);
+  const double rho = rod.linear_density, nu = rod.internal_friction;
+  // The velocity-product part of an acceleration at offset d (and of the end's angular one) for
+  // start angular velocity w and rates r: ω×(ω×d) + 2ω×(R P r) + R p2(r), ω×(R Ψ r) + R ψ2(r).
+  auto velocity_terms = [&](std::size_t q, const Vec3& w, const Vec3& r, double at) -> Vec6 {
+    const ElementStart& s = starts[q];
+    const ElementPoint e = element_point(rod.curvature[q], r, at);
+    const Vec3 d = s.frame * e.p;
+    Vec6 c;
+    c.head<3>() = w.cross(s.frame * (e.Psi * r)) + s.frame * e.psi2;
+    c.tail<3>() = w.cross(w.cross(d)) + 2 * w.cross(s.frame * (e.P * r)) + s.frame * e.p2;
+    return c;
+  };
+  // Their derivatives: 6 x 6 in V = (ω, v) (v does not enter) and 6 x k in the active rates.
+  auto velocity_term_rates = [&](std::size_t q, double at, Eigen::Matrix<double, 6, 6>& dv,
+                                 MatX& dk) {
+    const Vec3& w = starts[q].angular_velocity;
+    const Vec3& r = rod.curvature_rate[q];
+    const double step = std::max(1.0, w.norm() + r.norm());  // any step: exact for degree 2
+    dv.setZero();
+    for (int i = 0; i < 3; ++i) {
+      Vec3 delta = Vec3::Zero();
+      delta(i) = step;
+      dv.col(i) =
+          (velocity_terms(q, w + delta, r, at) - velocity_terms(q, w - delta, r, at)) / (2 * step);
+    }
+    dk.resize(6, k);
+    for (int j = 0; j < k; ++j) {
+      Vec3 delta = Vec3::Zero();
+      delta(rod.component(j)) = step;
+      dk.col(j) =
+          (velocity_terms(q, w, r + delta, at) - velocity_terms(q, w, r - delta, at)) / (2 * step);
+    }
+  };
+  // A⁰: the starts' accelerations with every q̈ = 0, gravity folded in (a − g, §4.6).
+  Vec6 root_acceleration;
+  root_acceleration << root.angular_acceleration, root.acceleration - rod.gravity;
+  std::vector<Vec6> c_end(count), rest_acceleration(count);
+  for (std::size_t q = 0; q < count; ++q) {
+    const int parent = rod.elements[q].parent;
+    c_end[q] = velocity_terms(q, starts[q].angular_velocity, rod.curvature_rate[q],
+                              rod.elements[q].length);
+    rest_acceleration[q] =
+        parent < 0 ? root_acceleration
+                   : Vec6(maps[std::size_t(parent)].phi * rest_acceleration[std::size_t(parent)] +
+                          c_end[std::size_t(parent)]);
+  }
+  std::vector<Mat6> inertia_end(count, Mat6::Zero());
+  std::vector<Vec6> bias_end(count, Vec6::Zero()), c_ahead(count);
+  std::vector<VecX> u_of(count);
+  systems_.assign(count, {});
+  Eigen::Matrix<double, 6, 6> dv;
+  MatX dk;
+  for (std::size_t q = count; q-- > 0;) {
+    const ElementStart& s = starts[q];
+    const Vec3& rate = rod.curvature_rate[q];
+    const double length = rod.elements[q].length;
+    const Vec6& a0 = rest_acceleration[q];
+    ElementSystem& es = systems_[q];
+    es.map = maps[q];
+    es.is_implicit = true;
+    MatX D = MatX::Zero(k, k);
+    es.U = MatX::Zero(k, 6);
+    es.L = MatX::Zero(6, k);
+    VecX u = VecX::Zero(k);
+    Mat6 inertia = Mat6::Zero();
+    Vec6 bias = Vec6::Zero();
+    for (std::size_t g = 0; g < rule.nodes.size(); ++g) {
+      const double at = rule.nodes[g] * length, weight = rule.weights[g] * length;
+      const ElementPoint e = element_point(rod.curvature[q], rate, at);
+      const Vec3 d = s.frame * e.p;
+      const MatX G = active_columns(rod, s.frame * e.P);
+      const Mat36 X = point_map(d);
+      const Vec3 c = velocity_terms(q, s.angular_velocity, rate, at).tail<3>();
+      const Vec3 velocity = s.velocity + s.angular_velocity.cross(d) + s.frame * (e.P * rate);
+      const Vec3 tangent = s.frame * e.E.col(0);
+      const Vec3 f = applied_force(rod, s.point + d, velocity, tangent, t, false);
+      // −∂f/∂(velocity): the linear damping and drag (f is affine in the velocity).
+      Mat3 resist = Mat3::Zero();
+      for (int i = 0; i < 3; ++i)
+        resist.col(i) =
+            f - applied_force(rod, s.point + d, velocity + Vec3::Unit(i), tangent, t, false);
+      velocity_term_rates(q, at, dv, dk);
+      const Mat36 MX = rho * X + h * (rho * dv.bottomRows<3>() + resist * X);
+      const MatX MG = rho * G + h * (rho * dk.bottomRows(3) + resist * G);
+      const Vec3 m0 = rho * c - f - (MX - rho * X) * a0;
+      D += weight * G.transpose() * MG;
+      es.U += weight * G.transpose() * MX;
+      es.L += weight * X.transpose() * MG;
+      u -= weight * G.transpose() * m0;
+      inertia += weight * X.transpose() * MX;
+      bias += weight * X.transpose() * m0;
+    }
+    // The end: A_end = Φ' A + H' q̈ + c'_end; its descendants' wrench I_end A_end + z_end.
+    velocity_term_rates(q, length, dv, dk);
+    es.ahead.phi = es.map.phi + h * dv;
+    es.ahead.H = es.map.H + h * dk;
+    c_ahead[q] = c_end[q] - h * dv * a0;
+    Vec6 end_bias = bias_end[q];
+    end_bias.head<3>() -= end_moment(rod, int(q));
+    end_bias.tail<3>() -= end_force(rod, int(q));
+    const Mat6& ie = inertia_end[q];
+    const Vec6 transmitted = ie * c_ahead[q] + end_bias;
+    D += es.map.H.transpose() * ie * es.ahead.H;
+    es.U += es.map.H.transpose() * ie * es.ahead.phi;
+    es.L += es.map.phi.transpose() * ie * es.ahead.H;
+    u -= es.map.H.transpose() * transmitted;
+    inertia += es.map.phi.transpose() * ie * es.ahead.phi;
+    bias += es.map.phi.transpose() * transmitted;
+    // Elasticity and internal friction, semi-implicit as in the explicit recursion.
+    const VecX stiff = element_stiffness(rod, int(q));
+    const VecX qq = active(rod, rod.curvature[q]),
+               rest = active(rod, rod.elements[q].rest_curvature), qdot = active(rod, rate);
+    u -= stiff.cwiseProduct(qq - rest) + (nu + h) * stiff.cwiseProduct(qdot);
+    D.diagonal() += (h * nu + h * h) * stiff;
+    es.implicit.compute(D);
+    u_of[q] = u;
+    inertia -= es.L * es.implicit.solve(es.U);
+    bias += es.L * es.implicit.solve(u);
+    const int parent = rod.elements[q].parent;
+    if (parent >= 0) {
+      inertia_end[std::size_t(parent)] += inertia;
+      bias_end[std::size_t(parent)] += bias;
+    }
+  }
+  qddot_.resize(rod.coordinate_count());
+  std::vector<Vec6> start_acceleration(count);
+  for (std::size_t q = 0; q < count; ++q) {
+    const int parent = rod.elements[q].parent;
+    const Vec6& a = parent < 0 ? root_acceleration : start_acceleration[q];
+    const ElementSystem& es = systems_[q];
+    const VecX x = es.implicit.solve(u_of[q] - es.U * a);
+    qddot_.segment(int(q) * k, k) = x;
+    const Vec6 a_end = es.ahead.phi * a + es.ahead.H * x + c_ahead[q];
     for (std::size_t c = q + 1; c < count; ++c)
       if (rod.elements[c].parent == int(q)) start_acceleration[c] = a_end;
   }
@@ -508,15 +666,15 @@ MatX StepSystem::respond(const RodPoint& p, const MatX& jacobian, const MatX& fo
         u[q] += p.G.transpose() * f;
         bias -= p.X.transpose() * f;
       }
-      bias += es.U.transpose() * es.first.solve(u[q]);
+      bias += es.L * es.solve_first(u[q]);
       if (parent_[q] >= 0) bias_end[std::size_t(parent_[q])] += bias;
     }
     for (std::size_t q = 0; q < count; ++q) {
       const ElementSystem& es = systems_[q];
       const Vec6 a = parent_[q] < 0 ? Vec6::Zero() : start_acceleration[q];
-      const VecX x = es.second.solve(u[q] - es.U * a);
+      const VecX x = es.solve_second(u[q] - es.U * a);
       out.col(column).segment(int(q) * k_, k_) = x;
-      const Vec6 a_end = es.map.phi * a + es.map.H * x;
+      const Vec6 a_end = es.ahead.phi * a + es.ahead.H * x;
       for (std::size_t c = q + 1; c < count; ++c)
         if (parent_[c] == int(q)) start_acceleration[c] = a_end;
     }
