@@ -79,6 +79,9 @@ class StepSystem {
   void solve_composite(const SuperHelix& rod, double h, double t);
   void solve_implicit_inertia(const SuperHelix& rod, double h, double t);
   void solve_recursive_implicit(const SuperHelix& rod, double h, double t);
+  // Root to tip: q̈_Q = D⁻¹(u_Q − U A_Q), then the children's A from Φ' A + H' q̈_Q + c_end.
+  void second_pass(const Vec6& root_acceleration, const std::vector<VecX>& u,
+                   const std::vector<Vec6>& c_end);
   void solve_recursive(const SuperHelix& rod, double h, double t, bool paper_first_pass);
 
   Method method_;

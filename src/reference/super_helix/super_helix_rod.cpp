@@ -475,19 +475,24 @@ void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool
     }
   }
   // Second pass, root to tip: A at the root with gravity folded in (a − g, §4.6).
-  qddot_.resize(rod.coordinate_count());
-  std::vector<Vec6> start_acceleration(count);
   Vec6 root_acceleration;
   root_acceleration << root.angular_acceleration, root.acceleration - rod.gravity;
+  second_pass(root_acceleration, u_second, c_end);
+}
+
+void StepSystem::second_pass(const Vec6& root_acceleration, const std::vector<VecX>& u,
+                             const std::vector<Vec6>& c_end) {
+  const std::size_t count = systems_.size();
+  qddot_.resize(Eigen::Index(count) * k_);
+  std::vector<Vec6> start_acceleration(count);
   for (std::size_t q = 0; q < count; ++q) {
-    const int parent = rod.elements[q].parent;
-    const Vec6& a = parent < 0 ? root_acceleration : start_acceleration[q];
+    const Vec6& a = parent_[q] < 0 ? root_acceleration : start_acceleration[q];
     const ElementSystem& es = systems_[q];
-    const VecX x = es.second.solve(u_second[q] - es.U * a);
-    qddot_.segment(int(q) * k, k) = x;
-    const Vec6 a_end = es.map.phi * a + es.map.H * x + c_end[q];
+    const VecX x = es.solve_second(u[q] - es.U * a);
+    qddot_.segment(int(q) * k_, k_) = x;
+    const Vec6 a_end = es.ahead.phi * a + es.ahead.H * x + c_end[q];
     for (std::size_t c = q + 1; c < count; ++c)
-      if (rod.elements[c].parent == int(q)) start_acceleration[c] = a_end;
+      if (parent_[c] == int(q)) start_acceleration[c] = a_end;
   }
 }
 
@@ -631,18 +636,7 @@ void StepSystem::solve_recursive_implicit(const SuperHelix& rod, double h, doubl
       bias_end[std::size_t(parent)] += bias;
     }
   }
-  qddot_.resize(rod.coordinate_count());
-  std::vector<Vec6> start_acceleration(count);
-  for (std::size_t q = 0; q < count; ++q) {
-    const int parent = rod.elements[q].parent;
-    const Vec6& a = parent < 0 ? root_acceleration : start_acceleration[q];
-    const ElementSystem& es = systems_[q];
-    const VecX x = es.implicit.solve(u_of[q] - es.U * a);
-    qddot_.segment(int(q) * k, k) = x;
-    const Vec6 a_end = es.ahead.phi * a + es.ahead.H * x + c_ahead[q];
-    for (std::size_t c = q + 1; c < count; ++c)
-      if (rod.elements[c].parent == int(q)) start_acceleration[c] = a_end;
-  }
+  second_pass(root_acceleration, u_of, c_ahead);
 }
 
 MatX StepSystem::respond(const RodPoint& p, const MatX& jacobian, const MatX& forces) const {
