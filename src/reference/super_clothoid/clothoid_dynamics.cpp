@@ -12,6 +12,7 @@
 #include "reference/eigen_bridge.hpp"
 #include "reference/gauss_legendre.hpp"
 #include "reference/newton_statics.hpp"
+#include "reference/rate_jacobian.hpp"
 #include "super_clothoid/clothoid_series.hpp"
 
 namespace hairsim::super_clothoid {
@@ -360,26 +361,18 @@ Dynamics dynamics(const ClothoidRod& rod, double t) {
 
 namespace {
 
-// The step's matrix A = M + h ν K + h² K factored, and q̈.
 // ∂A/∂q̇ (n x n) at time t: the inertial forces −G − A are a polynomial of degree 2 in q̇ (the
 // velocity products, and the clamp's Coriolis terms), so central differences of them are exact
 // to round-off; the drag's dependence on q̇ is included (it is linear).
 MatX inertia_jacobian(const ClothoidRod& rod, double t) {
   const VecX qdot = rates(rod);
-  const int n = int(qdot.size());
-  MatX out(n, n);
   ClothoidRod probe = rod;
-  for (int j = 0; j < n; ++j) {
-    const double eps = 1e-3 * std::max(1.0, qdot.cwiseAbs().maxCoeff());
-    VecX plus = qdot, minus = qdot;
-    plus(j) += eps, minus(j) -= eps;
-    set_rates(probe, plus);
-    const VecX fp = dynamics(probe, t).forces;
-    set_rates(probe, minus);
-    const VecX fm = dynamics(probe, t).forces;
-    out.col(j) = -(fp - fm) / (2 * eps);  // ∂(G + A − drag)/∂q̇
-  }
-  return out;
+  const double step = 1e-3 * std::max(1.0, qdot.cwiseAbs().maxCoeff());
+  // ∂(G + A − drag)/∂q̇: the forces' derivative, negated.
+  return -reference::rate_jacobian(qdot, step, [&](const VecX& r) {
+    set_rates(probe, r);
+    return VecX(dynamics(probe, t).forces);
+  });
 }
 
 // The step's matrix A = M + h ν K + h² K (and h ∂A/∂q̇ with `implicit_inertia`) factored, and q̈.

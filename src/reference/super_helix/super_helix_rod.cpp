@@ -13,6 +13,7 @@
 #include "reference/eigen_bridge.hpp"
 #include "reference/levenberg_marquardt.hpp"
 #include "reference/newton_statics.hpp"
+#include "reference/rate_jacobian.hpp"
 #include "reference/super_helix/step_system.hpp"
 #include "scene/rod_scene.hpp"
 #include "super_helix/helix_element.hpp"
@@ -56,18 +57,29 @@ MatX active_columns(const SuperHelix& rod, const Mat3& m) {
 
 // The applied force per unit length at a point moving at `velocity` with tangent `tangent`
 // (gravity only when `with_gravity`: the recursive method puts it at the root, §4.6).
+// The air's drag per unit length against the wind, as a matrix on the relative velocity.
+Mat3 drag_resistance(const SuperHelix& rod, const Vec3& tangent) {
+  const kernels::Vector3<double> k = bridge::to_kernel(tangent);
+  return bridge::from_kernel(
+      kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent));
+}
+
 Vec3 applied_force(const SuperHelix& rod, const Vec3& position, const Vec3& velocity,
                    const Vec3& tangent, double t, bool with_gravity) {
   Vec3 f = with_gravity ? Vec3(rod.linear_density * rod.gravity) : Vec3::Zero();
   f -= rod.damping * rod.linear_density * velocity;
   if (rod.drag_normal > 0 || rod.drag_tangent > 0) {
     const Vec3 wind = rod.wind + bridge::from_kernel(rod.gusts.at(bridge::to_kernel(position), t));
-    const kernels::Vector3<double> k = bridge::to_kernel(tangent);
-    const Mat3 drag = bridge::from_kernel(
-        kernels::drag_matrix(k, k, 1.0, 1.0, rod.drag_normal, rod.drag_tangent));
-    f -= drag * (velocity - wind);
+    f -= drag_resistance(rod, tangent) * (velocity - wind);
   }
   return f;
+}
+
+// −∂f/∂ṙ of `applied_force` (it is affine in the velocity): the damping and the drag.
+Mat3 velocity_resistance(const SuperHelix& rod, const Vec3& tangent) {
+  Mat3 out = rod.damping * rod.linear_density * Mat3::Identity();
+  if (rod.drag_normal > 0 || rod.drag_tangent > 0) out += drag_resistance(rod, tangent);
+  return out;
 }
 
 Vec3 end_force(const SuperHelix& rod, int q) {
@@ -287,21 +299,14 @@ CompositeSystem composite_system(const SuperHelix& rod, double t) {
 
 MatX force_rate_jacobian(const SuperHelix& rod, double t) {
   const VecX qdot = rates(rod);
-  const int n = int(qdot.size());
+  SuperHelix probe = rod;
   // B is of degree 2 in q̇: a central difference is exact at any step; one of the rates' size
   // keeps the round-off relative to them.
-  const double eps = std::max(1.0, qdot.cwiseAbs().maxCoeff());
-  SuperHelix probe = rod;
-  MatX out(n, n);
-  for (int j = 0; j < n; ++j) {
-    VecX plus = qdot, minus = qdot;
-    plus(j) += eps, minus(j) -= eps;
-    set_rates(probe, plus);
-    const VecX forward = composite_system(probe, t).forces;
-    set_rates(probe, minus);
-    out.col(j) = (forward - composite_system(probe, t).forces) / (2 * eps);
-  }
-  return out;
+  return reference::rate_jacobian(qdot, std::max(1.0, qdot.cwiseAbs().maxCoeff()),
+                                  [&](const VecX& r) {
+                                    set_rates(probe, r);
+                                    return VecX(composite_system(probe, t).forces);
+                                  });
 }
 
 namespace detail {
@@ -388,10 +393,23 @@ void StepSystem::solve_implicit_inertia(const SuperHelix& rod, double h, double 
 
 // --- The recursive method (§4, App. A) ----------------------------------------------------------
 
+// What both recursions (explicit and implicit) start from: the clamp's state at t, every
+// element's start and the maps of its end.
+struct RecursionStart {
+  RecursionStart(const SuperHelix& rod, double t)
+      : root(root_state(rod, t)),
+        starts(element_starts(rod, root)),
+        maps(element_maps(rod, starts)) {}
+  RootState root;
+  std::vector<ElementStart> starts;
+  std::vector<ElementMap> maps;
+};
+
 void StepSystem::solve_recursive(const SuperHelix& rod, double h, double t, bool paper_first_pass) {
-  const RootState root = root_state(rod, t);
-  const std::vector<ElementStart> starts = element_starts(rod, root);
-  const std::vector<ElementMap> maps = element_maps(rod, starts);
+  const RecursionStart start(rod, t);
+  const RootState& root = start.root;
+  const std::vector<ElementStart>& starts = start.starts;
+  const std::vector<ElementMap>& maps = start.maps;
   const int k = k_;
   const std::size_t count = rod.elements.size();
   const Quadrature& rule = gauss_legendre(rod.quadrature);
@@ -506,9 +524,10 @@ void StepSystem::second_pass(const Vec6& root_acceleration, const std::vector<Ve
 // projected by the unchanged Gᵀ, Xᵀ, Hᵀ, Φᵀ (virtual work), which makes D and the cumulated
 // inertias non-symmetric. ∂c/∂q̇ by central differences of c (exact: degree 2), ∂c/∂ω by hand.
 void StepSystem::solve_recursive_implicit(const SuperHelix& rod, double h, double t) {
-  const RootState root = root_state(rod, t);
-  const std::vector<ElementStart> starts = element_starts(rod, root);
-  const std::vector<ElementMap> maps = element_maps(rod, starts);
+  const RecursionStart start(rod, t);
+  const RootState& root = start.root;
+  const std::vector<ElementStart>& starts = start.starts;
+  const std::vector<ElementMap>& maps = start.maps;
   const int k = k_;
   const std::size_t count = rod.elements.size();
   const Quadrature& rule = gauss_legendre(rod.quadrature);
@@ -588,11 +607,7 @@ void StepSystem::solve_recursive_implicit(const SuperHelix& rod, double h, doubl
       const Vec3 velocity = s.velocity + s.angular_velocity.cross(d) + s.frame * (e.P * rate);
       const Vec3 tangent = s.frame * e.E.col(0);
       const Vec3 f = applied_force(rod, s.point + d, velocity, tangent, t, false);
-      // −∂f/∂(velocity): the linear damping and drag (f is affine in the velocity).
-      Mat3 resist = Mat3::Zero();
-      for (int i = 0; i < 3; ++i)
-        resist.col(i) =
-            f - applied_force(rod, s.point + d, velocity + Vec3::Unit(i), tangent, t, false);
+      const Mat3 resist = velocity_resistance(rod, tangent);
       velocity_term_rates(q, at, dv, dk);
       const Mat36 MX = rho * X + h * (rho * dv.bottomRows<3>() + resist * X);
       const MatX MG = rho * G + h * (rho * dk.bottomRows(3) + resist * G);
