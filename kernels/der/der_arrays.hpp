@@ -35,6 +35,7 @@ struct DerBatchArrays {
   T* mass = nullptr;            // kg, per vertex
   T* bending = nullptr;         // N m², per strand: α (B = α Id)
   T* twist = nullptr;           // N m², per strand: β
+  T* rest_twist = nullptr;      // rad, per vertex: m̄_i, the undeformed twist (0 at the ends)
   T* stretching = nullptr;      // N, per strand: EA (the implicit step's stretching stiffness)
   T* root_rest[6] = {};         // m, per strand: vertices 0 and 1 (x, y, z each) at t = 0
   T* root_m1[3] = {};           // per strand: m1 of edge 0 at t = 0 (the root clamp's frame)
@@ -91,7 +92,7 @@ HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
     f(a.bishop_u[k], e), f(a.m1[k], e), f(a.m2[k], e), f(a.kb[k], v), f(a.force[k], v);
   }
   for (int k = 0; k < 4; ++k) f(a.rest_curvature[k], v), f(a.curvature[k], v);
-  f(a.theta, e), f(a.edge_length, e), f(a.voronoi_length, v), f(a.mass, v);
+  f(a.theta, e), f(a.edge_length, e), f(a.voronoi_length, v), f(a.mass, v), f(a.rest_twist, v);
   f(a.bending, 1), f(a.twist, 1), f(a.length, e), f(a.edge_scratch, e);
   for (int k = 0; k < 6; ++k) f(a.root_rest[k], 1);
   for (int k = 0; k < 3; ++k) f(a.root_m1[k], 1);

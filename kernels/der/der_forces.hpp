@@ -22,27 +22,30 @@ HS_HD T bending_energy(const Strand<T>& st) {
   return energy;
 }
 
-// Twist energy Σ_i β m_i² / l̄_i, m_i = θ^i - θ^{i-1} (§4.2.2).
+// Twist energy Σ_i β (m_i - m̄_i)² / l̄_i, m_i = θ^i - θ^{i-1} (§4.2.2; m̄ the undeformed twist,
+// 0 in the paper).
 template <class T>
 HS_HD T twist_energy(const Strand<T>& st) {
   const DerBatchArrays<T>& a = st.a;
   const T beta = st.strand_value(a.twist);
-  const Strided<T> l = st.per_row(a.voronoi_length), theta = st.per_row(a.theta);
+  const Strided<T> l = st.per_row(a.voronoi_length), theta = st.per_row(a.theta),
+                   rest = st.per_row(a.rest_twist);
   T energy = 0;
   for (int i = 1; i < st.edges(); ++i) {
-    const T m = theta[i] - theta[i - 1];
+    const T m = theta[i] - theta[i - 1] - rest[i];
     energy += beta * m * m / l[i];
   }
   return energy;
 }
 
 // ∂E/∂θ^j, eq. (7): bending (1/l̄_i) ωᵀ J B (ω - ω̄) with J the rotation by π/2, and twist
-// ±2β m_i / l̄_i. Written into g (per edge).
+// ±2β (m_i - m̄_i) / l̄_i. Written into g (per edge).
 template <class T>
 HS_HD void theta_gradient(const Strand<T>& st, const Strided<T>& g) {
   const DerBatchArrays<T>& a = st.a;
   const T alpha = st.strand_value(a.bending), beta = st.strand_value(a.twist);
-  const Strided<T> l = st.per_row(a.voronoi_length), theta = st.per_row(a.theta);
+  const Strided<T> l = st.per_row(a.voronoi_length), theta = st.per_row(a.theta),
+                   rest = st.per_row(a.rest_twist);
   for (int j = 0; j < st.edges(); ++j) g[j] = T(0);
   for (int i = 1; i < st.edges(); ++i) {
     for (int k = 0; k < 2; ++k) {  // slot k: edge i - 1 + k
@@ -52,7 +55,7 @@ HS_HD void theta_gradient(const Strand<T>& st, const Strided<T>& g) {
       // ωᵀ J (α d) with J (d1, d2) = (-d2, d1).
       g[i - 1 + k] += alpha * (-w1 * d2 + w2 * d1) / l[i];
     }
-    const T torque = 2 * beta * (theta[i] - theta[i - 1]) / l[i];
+    const T torque = 2 * beta * (theta[i] - theta[i - 1] - rest[i]) / l[i];
     g[i] += torque;
     g[i - 1] -= torque;
   }

@@ -28,9 +28,11 @@ HS_HD TwistResult<T> solve_twist(const Strand<T>& st, T tolerance, int max_itera
                    lower = st.per_row(a.tri_lower), diag = st.per_row(a.tri_diag),
                    upper = st.per_row(a.tri_upper), step = st.per_row(a.tri_solution),
                    scratch = st.per_row(a.tri_scratch), saved = st.per_row(a.theta_saved);
-  bool straight = true;
-  for (int i = 1; i < n && straight; ++i)
+  bool straight = true;  // and untwisted at rest
+  for (int i = 1; i < n && straight; ++i) {
     for (int k = 0; k < 4; ++k) straight = straight && st.per_row(a.rest_curvature[k])[i] == T(0);
+    straight = straight && st.per_row(a.rest_twist)[i] == T(0);
+  }
   if (straight) {
     for (int j = 1; j < n; ++j) theta[j] = theta[0];
     update_material_frames(st);

@@ -49,6 +49,7 @@ void pack_strand(const HostBatch<kernels::der::DerBatch<T>>& batch, int s,
       a.velocity[k][at] = T(0);
     }
     a.voronoi_length[at] = T(rest.voronoi_length[i]);
+    a.rest_twist[at] = T(rest.twist.empty() ? 0.0 : rest.twist[std::size_t(i)]);
     a.mass[at] = T(mass[i]);
     for (int slot = 0; slot < 2; ++slot)
       for (int k = 0; k < 2; ++k)
@@ -96,28 +97,47 @@ class DerHostBatch : public HostBatch<kernels::der::DerBatch<T>> {
   }
 };
 
-// Every strand of a hairstyle (all with the batch's vertex count: resample() first) at rest on
-// its own polyline (a groomed curl is at rest), strand s of material `material_of(s)`, vertex
-// masses lumped. The root edge is the clamp (the kernels hold vertices 0 and 1 and θ⁰).
+// One rod per strand at rest on its own polyline (a groomed curl is at rest), strand s of
+// material `material_of(s)`, vertex masses lumped; nothing clamped yet.
+template <class MaterialOf>
+std::vector<der::DynamicRod> rods_at_rest(const StrandSet& strands, MaterialOf material_of) {
+  std::vector<der::DynamicRod> rods(strands.strand_count());
+  parallel_for(int(rods.size()), [&](int s) {
+    const auto points = strands.strand(std::size_t(s));
+    const RodMaterial& m = material_of(std::size_t(s));
+    rods[std::size_t(s)] =
+        der::rod_at_rest(std::vector<der::Vec3>(points.begin(), points.end()),
+                         m.bending_stiffness(), m.twist_stiffness(), m.linear_density());
+    rods[std::size_t(s)].stretching_stiffness = m.stretching_stiffness();
+  });
+  return rods;
+}
+
+// Every strand of a hairstyle (all with the batch's vertex count: resample() first) from its
+// rod (rods_at_rest, or held sag-free). The root edge is the clamp (the kernels hold vertices 0
+// and 1 and θ⁰).
+template <class T>
+void load_strands(const HostBatch<kernels::der::DerBatch<T>>& batch,
+                  const std::vector<der::DynamicRod>& rods) {
+  if (rods.size() != std::size_t(batch.strands()))
+    throw Error("der batch", "expected " + std::to_string(batch.strands()) + " strands, got " +
+                                 std::to_string(rods.size()));
+  for (std::size_t s = 0; s < rods.size(); ++s)
+    if (rods[s].state.x.size() != std::size_t(batch.vertices()))
+      throw Error("der batch, strand " + std::to_string(s),
+                  "has " + std::to_string(rods[s].state.x.size()) + " vertices, the batch " +
+                      std::to_string(batch.vertices()) + " (resample first)");
+  parallel_for(batch.strands(), [&](int s) {
+    const der::DynamicRod& rod = rods[std::size_t(s)];
+    pack_strand(batch, s, rod.rest, rod.state, rod.mass, rod.stretching_stiffness);
+  });
+}
+
+// Every strand at rest on its own polyline, strand s of material `material_of(s)`.
 template <class T, class MaterialOf>
 void load_strands(const HostBatch<kernels::der::DerBatch<T>>& batch, const StrandSet& strands,
                   MaterialOf material_of) {
-  if (strands.strand_count() != std::size_t(batch.strands()))
-    throw Error("der batch", "expected " + std::to_string(batch.strands()) + " strands, got " +
-                                 std::to_string(strands.strand_count()));
-  for (std::size_t s = 0; s < strands.strand_count(); ++s)
-    if (strands.strand_size(s) != std::size_t(batch.vertices()))
-      throw Error("der batch, strand " + std::to_string(s),
-                  "has " + std::to_string(strands.strand_size(s)) + " vertices, the batch " +
-                      std::to_string(batch.vertices()) + " (resample first)");
-  parallel_for(batch.strands(), [&](int s) {
-    const auto points = strands.strand(std::size_t(s));
-    const RodMaterial& m = material_of(std::size_t(s));
-    const der::DynamicRod rod =
-        der::rod_at_rest(std::vector<der::Vec3>(points.begin(), points.end()),
-                         m.bending_stiffness(), m.twist_stiffness(), m.linear_density());
-    pack_strand(batch, s, rod.rest, rod.state, rod.mass, m.stretching_stiffness());
-  });
+  load_strands(batch, rods_at_rest(strands, material_of));
 }
 
 // All strands of one material.

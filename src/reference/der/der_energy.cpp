@@ -41,7 +41,8 @@ double bending_energy(const Frames& f, const RestShape& r) {
 }
 
 double twist_at(const RodState& s, const Frames& f, const RestShape& r, int i) {
-  const double m = s.theta[i] - s.theta[r.edge_before(i)];
+  const double rest = r.twist.empty() ? 0.0 : r.twist[std::size_t(i)];  // untwisted by default
+  const double m = s.theta[i] - s.theta[r.edge_before(i)] - rest;
   return r.closed && i == 0 ? m - f.closing_holonomy + r.closing_twist : m;
 }
 

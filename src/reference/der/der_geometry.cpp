@@ -119,6 +119,7 @@ RestShape rest_shape_from_polyline(std::span<const Vec3> polyline, const Vec3& u
   r.curvature = f.curvature;
   r.bending.assign(bending.begin(), bending.end());
   r.twist_modulus = twist_modulus;
+  r.twist.assign(std::size_t(n_vertices), 0.0);
   r.closing_twist = f.closing_holonomy;  // rest twist 0 at the closing vertex too
   return r;
 }

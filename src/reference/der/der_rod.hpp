@@ -28,6 +28,11 @@ struct RestShape {
   std::vector<std::array<Vec2, 2>> curvature;  // ω̄^j_i, slot 0: j = i-1, slot 1: j = i (eq. 2)
   std::vector<Mat2> bending;                   // B^j, symmetric positive definite, per edge (eq. 3)
   double twist_modulus = 0;                    // β
+  // m̄_i per vertex (rad): the undeformed integrated twist, so that the twist energy is
+  // Σ β (m_i − m̄_i)² / l̄_i. The paper's rods are untwisted at rest (m̄ = 0, what a polyline's
+  // rest shape has); a naturally twisted rod (Bergou et al. 2010, "Discrete viscous threads",
+  // §4) or a groom held sag-free (where a straight stretch carries a twisting moment) has m̄ ≠ 0.
+  std::vector<double> twist;
   bool closed = false;
   // Closed rods: twist added at the closing vertex 0 (rad), e.g. a ring twisted before its ends
   // were joined (Michell's instability, §9.1). The rest shape of a closed polyline sets it to
@@ -89,8 +94,8 @@ Vec3 any_orthogonal(const Vec3& t);
 // --- Energies and derivatives (reference: plain loops, O(N)) ---------------------------------
 double bending_energy(const Frames& f, const RestShape& rest);                   // eq. (3)
 double twist_energy(const RodState& s, const Frames& f, const RestShape& rest);  // §4.2.2
-// Integrated twist m_i at a bending vertex: θ^i - θ^{i-1}; at the closing vertex of a ring
-// θ^0 - θ^{N-1} - χ + Θ (χ: closing holonomy, Θ: closing twist).
+// Integrated twist m_i at a bending vertex, from its rest value: θ^i - θ^{i-1} - m̄_i; at the
+// closing vertex of a ring θ^0 - θ^{N-1} - χ + Θ - m̄_0 (χ: closing holonomy, Θ: closing twist).
 double twist_at(const RodState& s, const Frames& f, const RestShape& rest, int vertex);
 double elastic_energy(const RodState& s, const Frames& f, const RestShape& rest);
 

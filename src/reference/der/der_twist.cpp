@@ -62,8 +62,11 @@ std::vector<double> newton_step(const Tridiagonal& h, const std::vector<double>&
   return step;
 }
 
-// Eqs. (5)-(6) apply: no edge's bending energy depends on its material frame.
+// Eqs. (5)-(6) apply: no edge's bending energy depends on its material frame, and the rod is
+// untwisted at rest.
 bool twist_decouples_from_bending(const RestShape& rest) {
+  for (double m : rest.twist)
+    if (m != 0) return false;
   for (const Mat2& b : rest.bending)
     if (b(0, 1) != 0 || b(1, 0) != 0 || b(0, 0) != b(1, 1)) return false;
   for (const auto& w : rest.curvature)
