@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reference/stiffness.hpp"
+
 namespace hairsim::reference {
 
 struct StaticReport {
@@ -44,22 +46,7 @@ StaticReport newton_statics(Get&& get, Set&& set, Forces&& forces, Potential&& p
   StaticReport report;
   constexpr int kEscapes = 3;
   int escapes = 0;
-  auto hessian_at = [&](const VecX& q) {
-    const Eigen::Index n = q.size();
-    MatX hessian(n, n);
-    for (Eigen::Index j = 0; j < n; ++j) {
-      const double h = 1e-6 * std::max(1.0, std::abs(q(j)));
-      VecX qp = q, qm = q;
-      qp(j) += h, qm(j) -= h;
-      set(qp);
-      const VecX gp = forces();
-      set(qm);
-      const VecX gm = forces();
-      hessian.col(j) = -(gp - gm) / (2 * h);
-    }
-    set(q);
-    return MatX(0.5 * (hessian + hessian.transpose()));
-  };
+  auto hessian_at = [&](const VecX& q) { return potential_hessian(q, set, forces); };
   for (report.iterations = 0;; ++report.iterations) {
     const VecX q = get(), g = forces();
     report.residual = g.norm();

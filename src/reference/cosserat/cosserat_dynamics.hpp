@@ -12,6 +12,7 @@
 #include "common/wind.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/cosserat/cosserat_solver.hpp"
+#include "reference/inverse_statics.hpp"
 
 namespace hairsim::cosserat {
 
@@ -86,6 +87,14 @@ CosseratRod rod_at_rest(std::span<const Vec3> polyline, const Vec3& stiffness, c
                         BendingStrain measure = BendingStrain::tangent);
 // Clamps the root (root vertex and segment 0) where it is now; it then follows `motion`.
 void clamp_root(CosseratRod& rod, const ClampMotion& motion = {});
+
+// Inverse statics (reference/inverse_statics.hpp): sets the rest Darboux vectors ε̄ so that the
+// rod's current configuration, its root clamped (the root vertex and segment 0 held), is a
+// static equilibrium under `gravity`: ∂(V + G)/∂ω_i = 0 for every free segment i (eq. 29's
+// bending and twisting against the weight beyond). The chain of eq. (7) keeps every length, so
+// the 3 (n − 2) equations in the 3 (n − 2) unknowns ε̄ are square: each interior vertex's
+// moment carries the weight beyond it.
+reference::HeldShape hold_shape(CosseratRod& rod, const Vec3& gravity);
 
 // One implicit Euler step of `dt` seconds (Alg. 1). Throws RunFailure on a non-finite state.
 StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings);

@@ -12,6 +12,7 @@
 #include "der/der_parameters.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/der/der_rod.hpp"
+#include "reference/inverse_statics.hpp"
 
 namespace hairsim::der {
 
@@ -65,6 +66,17 @@ struct DynamicRod {
 // to the first edge, θ = 0, no velocity, nothing clamped, no gravity.
 DynamicRod rod_at_rest(const std::vector<Vec3>& polyline, double bending, double twisting,
                        double linear_density, bool closed = false);
+
+// Inverse statics (reference/inverse_statics.hpp): sets the rest curvatures ω̄ and twists m̄ so
+// that the rod's current shape, its root edge clamped (vertices 0, 1 and θ⁰ held) and its
+// material frame where it is, is a static equilibrium under `gravity`: every free vertex's
+// elastic force balances its weight, with a tension along each free edge for the length the rod
+// keeps (its stretching's; 1e-6 strain for a hair's weight), and ∂E/∂θʲ = 0 on every free edge
+// (the quasistatic frame stays put). Rotating the rod beyond vertex i about x_i changes only
+// E_i, so vertex i's ω̄ and m̄ carry the moment of the weight beyond it; m̄ carries its part
+// about the tangent where the strand is straight (ω = 0: no bending term turns with it). Of the
+// rest shapes that do, the nearest to the groomed one. Open rods.
+reference::HeldShape hold_shape(DynamicRod& rod, const Vec3& gravity);
 
 // Applied loads on the vertices (point forces and the bending part of the tip moment); sets the
 // twisting part as the twist boundary's torque.

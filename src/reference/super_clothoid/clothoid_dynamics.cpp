@@ -4,6 +4,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "common/drag.hpp"
 #include "hairsim/error.hpp"
@@ -520,6 +521,36 @@ double potential(const ClothoidRod& rod) {
 }
 
 }  // namespace
+
+reference::HeldShape hold_shape(ClothoidRod& rod) {
+  // The loads of a still head: gravity alone (the clamp at rest where it is now).
+  ClothoidRod still = rod;
+  still.motion = ClampMotion{};
+  still.clamp = rod.shape.root;
+  still.wind = Vec3::Zero();
+  still.gusts = {};
+  still.tip_force = Vec3::Zero();
+  VecX scale(3 * Eigen::Index(still.rest_curvature.size()));
+  const double mean_length =
+      std::accumulate(still.shape.length.begin(), still.shape.length.end(), 0.0) /
+      double(still.shape.length.size());
+  scale.setConstant(1 / mean_length);
+  const VecX groomed_rest = gather(still.rest_curvature);
+  reference::HeldShape held = reference::hold_shape(groomed_rest, scale, [&](const VecX& p) {
+    scatter(p, still.rest_curvature);
+    return static_forces(still);
+  });
+  // Stable where it is held? (K + ∂²V_g/∂q², the same whatever the rest: the fitted shape's own.)
+  scatter(held.rest, still.rest_curvature);
+  double noise = 0;
+  const MatX h = reference::potential_hessian(
+      coordinates(still), [&](const VecX& at) { set_coordinates(still, at); },
+      [&] { return static_forces(still); }, 1.0, &noise);
+  held.stiffness = reference::stiffness_range(h, noise);
+  held.held = held.stiffness.stable();
+  scatter(held.held ? held.rest : groomed_rest, rod.rest_curvature);
+  return held;
+}
 
 StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations) {
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());

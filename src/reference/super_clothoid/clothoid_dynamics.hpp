@@ -15,6 +15,7 @@
 #include "common/colliders.hpp"
 #include "common/wind.hpp"
 #include "hairsim/motion.hpp"
+#include "reference/inverse_statics.hpp"
 #include "reference/newton_statics.hpp"
 #include "reference/super_clothoid/clothoid_kinematics.hpp"
 
@@ -117,6 +118,12 @@ Energies energies(const ClothoidRod& rod);
 // of the forces, a line search on the potential), until the forces' norm is below `tolerance`.
 using StaticReport = reference::StaticReport;
 StaticReport solve_static(ClothoidRod& rod, double tolerance, int max_iterations = 100);
+
+// Inverse statics (reference/inverse_statics.hpp): sets the nodes' rest curvatures so that the
+// rod's current shape is a static equilibrium under gravity with the clamp at rest where it is
+// (no wind, no tip force): K (q − q⁰) = −G(q), exact (K of eq. (8) is positive definite). Where
+// that equilibrium is unstable the groomed rest is kept (HeldShape::held).
+reference::HeldShape hold_shape(ClothoidRod& rod);
 
 // The tip (the last element's end).
 Vec3 tip(const ClothoidRod& rod);

@@ -784,6 +784,44 @@ StaticReport solve_static(SuperHelix& rod, double tolerance, int max_iterations)
       tolerance, max_iterations);
 }
 
+reference::HeldShape hold_shape(SuperHelix& rod) {
+  // The loads of a still head: gravity alone (the clamp at rest where it is now).
+  SuperHelix still = rod;
+  still.motion = ClampMotion{};
+  still.motion.center = rod.motion.center;
+  const RootState root = root_state(rod, rod.time);
+  still.root_point = root.point;
+  still.root_frame = root.frame;
+  still.wind = Vec3::Zero();
+  still.gusts = {};
+  still.end_force.clear();
+  still.end_moment.clear();
+  VecX scale(still.coordinate_count());
+  const int k = still.coordinates_per_element();
+  for (std::size_t e = 0; e < still.elements.size(); ++e)
+    scale.segment(int(e) * k, k).setConstant(1 / still.elements[e].length);
+  auto set_rest = [&](SuperHelix& r, const VecX& p) {
+    for (std::size_t e = 0; e < r.elements.size(); ++e)
+      for (int j = 0; j < k; ++j) r.elements[e].rest_curvature(r.component(j)) = p(int(e) * k + j);
+  };
+  const VecX groomed_rest = rest_coordinates(still);
+  reference::HeldShape held = reference::hold_shape(groomed_rest, scale, [&](const VecX& p) {
+    set_rest(still, p);
+    return static_forces(still);
+  });
+  // Stable where it is held? (K + ∂²V_g/∂q², the same whatever the rest: the fitted shape's own.)
+  set_rest(still, held.rest);
+  const VecX q = coordinates(still);
+  double noise = 0;
+  const Eigen::MatrixXd h = reference::potential_hessian(
+      q, [&](const VecX& at) { set_coordinates(still, at); }, [&] { return static_forces(still); },
+      1.0, &noise);
+  held.stiffness = reference::stiffness_range(h, noise);
+  held.held = held.stiffness.stable();
+  set_rest(rod, held.held ? held.rest : groomed_rest);
+  return held;
+}
+
 }  // namespace hairsim::super_helix
 
 namespace hairsim::super_helix {

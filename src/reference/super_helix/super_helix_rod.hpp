@@ -20,6 +20,7 @@
 #include "common/wind.hpp"
 #include "hairsim/motion.hpp"
 #include "reference/gauss_legendre.hpp"
+#include "reference/inverse_statics.hpp"
 #include "reference/newton_statics.hpp"
 
 namespace hairsim::super_helix {
@@ -202,6 +203,13 @@ double max_penetration(const SuperHelix& rod);
 // backtracking line search, until the generalized forces' norm is below `tolerance` (N m).
 using StaticReport = reference::StaticReport;
 StaticReport solve_static(SuperHelix& rod, double tolerance, int max_iterations = 200);
+
+// Inverse statics (reference/inverse_statics.hpp): sets the elements' rest Darboux vectors so
+// that the rod's current shape is a static equilibrium under gravity with the clamp at rest at
+// `rod.time` (no wind, no end loads): K (κ − κ̄) = Jᵀ f, i.e. κ̄ = κ − K⁻¹ Jᵀ f, K diagonal and
+// positive, so the solve is exact. Where that equilibrium is unstable the groomed rest is kept
+// (HeldShape::held).
+reference::HeldShape hold_shape(SuperHelix& rod);
 
 }  // namespace hairsim::super_helix
 
