@@ -94,12 +94,18 @@ struct InteractionStats {
   double target_density = 0;  // ρ₀, kg/m³: the groom's mean density at rest
 };
 
+// What a strand's rest shape is (docs/architecture.md, "Sag-free rest shapes"):
+// `groomed`, its polyline (it sags under gravity from the first step); `sag_free`, the model's
+// rest parameters solved so that the polyline, under gravity with the head at rest, is a static
+// equilibrium (each model's hold_shape: inverse statics).
+enum class HairRest { groomed, sag_free };
+
 // What to simulate, whatever the model and backend. Every strand starts at rest on its own
-// polyline (a groomed style is at rest), its root clamped to the head; all strands share the
-// vertex count (resample first).
+// polyline, its root clamped to the head; all strands share the vertex count (resample first).
 struct HairSetup {
   StrandSet strands;
-  RodMaterial material;  // every strand's, unless strand_materials gives its own
+  HairRest rest = HairRest::groomed;  // hairstyle scenes: sag_free unless "hair.rest" says
+  RodMaterial material;               // every strand's, unless strand_materials gives its own
   std::vector<RodMaterial> strand_materials;  // empty, or one per strand
   const RodMaterial& material_of(std::size_t s) const {
     return strand_materials.empty() ? material : strand_materials[s];
@@ -143,6 +149,7 @@ Backend parse_backend(const std::string& name);      // reference, cpu, cuda, au
 Precision parse_precision(const std::string& name);  // float, double
 std::string to_string(Backend b);
 std::string to_string(Precision p);
+std::string to_string(HairRest r);  // "groomed", "sag_free"
 
 // A registered rod model.
 struct ModelInfo {

@@ -45,9 +45,12 @@ using bridge::to_kernel;
 // What one frame's state measures (summary.json): stretch, penetration, root drift, energy, and
 // where the stretch and the speed are worst (the run's guard).
 struct FrameStats {
-  double max_stretch = 0;                    // max | |e| / |ē| - 1 |
-  double max_penetration = 0;                // m, deepest vertex inside a collider
-  double max_root_drift = 0;                 // m, root vertices from where the head pose puts them
+  double max_stretch = 0;      // max | |e| / |ē| - 1 |
+  double max_penetration = 0;  // m, deepest vertex inside a collider
+  double max_root_drift = 0;   // m, root vertices from where the head pose puts them
+  // m, any vertex from where the head pose puts its place at t = 0 (the groom as the model
+  // holds it: a reduced model's fit): how far the hair left its groom (sag, or motion).
+  double max_drift_from_groom = 0;
   double max_speed = 0;                      // m/s, fastest vertex
   double kinetic = 0, gravity = 0;           // J
   std::size_t stretch_at = 0, speed_at = 0;  // vertex (strand-major) of the largest of each
@@ -86,9 +89,10 @@ class FrameMeter {
       }
       const double speed = v[a].norm();
       if (!(speed <= f.max_speed)) f.max_speed = speed, f.speed_at = a;
+      const double drift = (x[a] - from_kernel(pose.apply(to_kernel(start_[a])))).norm();
+      f.max_drift_from_groom = std::max(f.max_drift_from_groom, drift);
       if (i < held_) {
-        f.max_root_drift = std::max(f.max_root_drift,
-                                    (x[a] - from_kernel(pose.apply(to_kernel(start_[a])))).norm());
+        f.max_root_drift = std::max(f.max_root_drift, drift);
       } else {
         const kernels::Vector3<double> local = pose.apply_inverse(to_kernel(x[a]));
         for (const kernels::Collider<double>& c : colliders_) {
@@ -485,18 +489,21 @@ struct RunMeasures {
     worst.max_stretch = std::max(worst.max_stretch, f.max_stretch);
     worst.max_penetration = std::max(worst.max_penetration, f.max_penetration);
     worst.max_root_drift = std::max(worst.max_root_drift, f.max_root_drift);
+    worst.max_drift_from_groom = std::max(worst.max_drift_from_groom, f.max_drift_from_groom);
     worst.max_speed = std::max(worst.max_speed, f.max_speed);
     trace.push_back({{"frame", frame},
                      {"time_s", t},
                      {"kinetic_j", f.kinetic},
                      {"gravity_j", f.gravity},
                      {"max_stretch", f.max_stretch},
-                     {"max_penetration_m", f.max_penetration}});
+                     {"max_penetration_m", f.max_penetration},
+                     {"max_drift_from_groom_m", f.max_drift_from_groom}});
   }
   nlohmann::json record() const {
     return {{"max_stretch", worst.max_stretch},
             {"max_penetration_m", worst.max_penetration},
             {"max_root_drift_m", worst.max_root_drift},
+            {"max_drift_from_groom_m", worst.max_drift_from_groom},
             {"max_speed_m_s", worst.max_speed},
             {"trace", trace}};
   }
@@ -504,6 +511,7 @@ struct RunMeasures {
     worst.max_stretch = r.number("measures.max_stretch");
     worst.max_penetration = r.number("measures.max_penetration_m");
     worst.max_root_drift = r.number("measures.max_root_drift_m");
+    worst.max_drift_from_groom = r.number("measures.max_drift_from_groom_m");
     worst.max_speed = r.number("measures.max_speed_m_s");
     trace = r.array("measures.trace");
   }
@@ -853,6 +861,7 @@ class HairRun {
     s["max_stretch"] = measures_.worst.max_stretch;
     s["max_penetration_m"] = measures_.worst.max_penetration;
     s["max_root_drift_m"] = measures_.worst.max_root_drift;
+    s["max_drift_from_groom_m"] = measures_.worst.max_drift_from_groom;
     s["max_speed_m_s"] = measures_.worst.max_speed;
     s["contacts_per_step"] = steps > 0 ? double(counts["contacts"]) / double(steps) : 0.0;
     s["vertices_pushed_out"] = sc_.pushed_out;
@@ -881,6 +890,7 @@ class HairRun {
       const double strand_steps = double(sim_->strands()) * double(steps);
       s["solver"] = model.summary(sc_.setup, sc_.options, counts, strand_steps);
     }
+    s["setup"]["rest"] = to_string(sc_.setup.rest);
     for (const auto& [name, value] : sim_->setup_measures()) s["setup"][name] = value;
     s["energy"] = measures_.trace;
     if (sc_.output.checkpoint_every > 0 || resumed_from_ >= 0)

@@ -148,6 +148,14 @@ StrandSet parse_hair(JsonReader hair, const std::filesystem::path& dir, HairScen
     sc.hair_source = file.string();
   }
   sc.push_out = hair.boolean("push_out", true);
+  // What a strand's rest shape is: its groom held against gravity unless the scene says not.
+  const std::string rest = hair.string("rest", "sag_free");
+  if (rest == "sag_free")
+    sc.setup.rest = HairRest::sag_free;
+  else if (rest == "groomed")
+    sc.setup.rest = HairRest::groomed;
+  else
+    hair.fail("rest", "must be \"sag_free\" or \"groomed\", not \"" + rest + "\"");
   const int max_strands = hair.integer("max_strands", 0, 0, 2000000);
   thin_out(strands, radii, std::size_t(max_strands));
   // Without a GPU the demo scales down so it stays a short run on a few cores.

@@ -91,14 +91,13 @@ class RodReferenceSimulator final : public Simulator {
 };
 
 // The reference simulator of a reduced model, whose rods are fitted to the strands:
-// `fit_rods(setup, &fit_error)` makes them, and the fit's largest point distance is reported
-// (setup_measures: "fit_max_error_m").
+// `fit_rods(setup, &measures)` makes them and says what that measured (setup_measures: the fit's
+// largest point distance "fit_max_error_m", the sag-free solve's).
 template <class Rods, class FitRods>
 std::unique_ptr<Simulator> make_fitted_reference(const HairSetup& setup, FitRods&& fit_rods) {
-  double fit_error = 0;
-  std::vector<typename Rods::Rod> rods = fit_rods(setup, &fit_error);
-  return std::make_unique<RodReferenceSimulator<Rods>>(setup, std::move(rods),
-                                                       fit_measures(fit_error));
+  SetupMeasures measures;
+  std::vector<typename Rods::Rod> rods = fit_rods(setup, &measures);
+  return std::make_unique<RodReferenceSimulator<Rods>>(setup, std::move(rods), std::move(measures));
 }
 
 }  // namespace hairsim::engine

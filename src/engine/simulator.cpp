@@ -58,6 +58,10 @@ std::string to_string(Precision p) {
   return p == Precision::float32 ? "float" : "double";
 }
 
+std::string to_string(HairRest r) {
+  return r == HairRest::sag_free ? "sag_free" : "groomed";
+}
+
 std::unique_ptr<Simulator> Simulator::create(const HairSetup& setup,
                                              const SimulatorOptions& options) {
   const engine::Model& model =
@@ -182,7 +186,8 @@ nlohmann::json setup_signature(const Model& model, const HairSetup& setup,
                       {"backend", to_string(options.backend)},
                       {"precision", to_string(options.precision)},
                       {"strands", sim.strands()},
-                      {"vertices", sim.vertices()}};
+                      {"vertices", sim.vertices()},
+                      {"rest", to_string(setup.rest)}};
   // Read before any step, its counters all zero: what is left are the settings (element
   // counts, say), the same for every simulator of the setup.
   if (model.summary) s["solver"] = model.summary(setup, options, sim.counts(), 0.0);
@@ -191,7 +196,7 @@ nlohmann::json setup_signature(const Model& model, const HairSetup& setup,
 
 std::string signature_difference(const nlohmann::json& saved, const nlohmann::json& now) {
   auto text = [](const nlohmann::json& v) { return v.is_null() ? std::string("none") : v.dump(); };
-  for (const char* key : {"model", "backend", "precision", "strands", "vertices"})
+  for (const char* key : {"model", "backend", "precision", "strands", "vertices", "rest"})
     if (saved.value(key, nlohmann::json()) != now.value(key, nlohmann::json()))
       return std::string(key) + " " + text(saved.value(key, nlohmann::json())) + " in the state, " +
              text(now.value(key, nlohmann::json())) + " in this simulator";

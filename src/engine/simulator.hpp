@@ -14,6 +14,7 @@
 namespace hairsim::engine {
 
 using hairsim::Backend;
+using hairsim::HairRest;
 using hairsim::HairSetup;
 using hairsim::Integrator;
 using hairsim::Interaction;
@@ -88,11 +89,10 @@ const Settings& settings_of(const HairSetup& setup) {
   return *s;
 }
 
-// The setup measures of a reduced model's fit (Simulator::setup_measures): the largest distance
-// of a strand point from the elements fitted to its strand (m).
-inline std::vector<std::pair<std::string, double>> fit_measures(double fit_max_error) {
-  return {{"fit_max_error_m", fit_max_error}};
-}
+// What making the strands measured, by name (Simulator::setup_measures; summary.json "setup"):
+// a reduced model's fit error ("fit_max_error_m": the largest distance of a strand point from
+// the elements fitted to its strand, m), the sag-free rest shapes' solve (engine/sag_free.hpp).
+using SetupMeasures = std::vector<std::pair<std::string, double>>;
 
 // A batched engine's setup measures (Simulator::setup_measures), none when it has no
 // setup_measures().

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "engine/sag_free.hpp"
 #include "hairsim/error.hpp"
 #include "reference/eigen_bridge.hpp"
 
@@ -10,7 +11,8 @@ namespace hairsim::models {
 
 using engine::HairSetup;
 
-std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
+std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup,
+                                                 engine::SetupMeasures* measures) {
   std::vector<cosserat::CosseratRod> rods;
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
   const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
@@ -37,6 +39,10 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const HairSetup& setup) {
     rod.stick_speed = engine::settings_of<CosseratSettings>(setup).stick_speed;
     rods.push_back(std::move(rod));
   }
+  engine::hold_groom(
+      setup, rods,
+      [&](cosserat::CosseratRod& rod) { return cosserat::hold_shape(rod, setup.gravity); },
+      measures);
   return rods;
 }
 

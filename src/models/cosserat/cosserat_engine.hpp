@@ -13,8 +13,11 @@
 
 namespace hairsim::models {
 
-// One reference rod per strand of the setup: at rest on its polyline, root clamped to the head.
-std::vector<cosserat::CosseratRod> cosserat_rods(const engine::HairSetup& setup);
+// One reference rod per strand of the setup, root clamped to the head: at rest on its polyline
+// or, when the setup asks for sag-free rest shapes, with the rest Darboux vectors that hold it
+// under gravity (cosserat::hold_shape). `measures`: the sag-free solve's (engine/sag_free.hpp).
+std::vector<cosserat::CosseratRod> cosserat_rods(const engine::HairSetup& setup,
+                                                 engine::SetupMeasures* measures = nullptr);
 // The solver settings of a setup (the paper's, with CosseratSettings' tolerances).
 cosserat::SolverSettings solver_settings(const engine::HairSetup& setup);
 // `max_halvings`: the kernels' substep retries (CosseratSettings::max_substep_halvings; the
@@ -54,9 +57,11 @@ class CosseratEngine {
     return engine::CosseratHostBatch<T>::layout(strand_count, vertex_count, tile_width, measure_);
   }
   void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const {
-    const std::vector<cosserat::CosseratRod> rods = cosserat_rods(setup);
+    const std::vector<cosserat::CosseratRod> rods = cosserat_rods(setup, &measures_);
     for (int s = 0; s < batch.strands(); ++s) engine::load_strand(batch, s, rods[std::size_t(s)]);
   }
+  // What load() measured making the rods (Simulator::setup_measures).
+  engine::SetupMeasures setup_measures() const { return measures_; }
   // The step from t: the head's poses at its start and end, the wind's clock.
   const typename Batch::Parameters& parameters(double t) {
     input_.loads.time = T(t);
@@ -68,6 +73,7 @@ class CosseratEngine {
  private:
   typename Batch::Parameters input_;
   ClampMotion head_;
+  mutable engine::SetupMeasures measures_;  // set by load()
   double dt_;
   cosserat::BendingStrain measure_;
 };

@@ -17,7 +17,7 @@ class CosseratReferenceSimulator final : public engine::Simulator {
  public:
   explicit CosseratReferenceSimulator(const HairSetup& setup)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
-        rods_(cosserat_rods(setup)),
+        rods_(cosserat_rods(setup, &measures_)),
         settings_(solver_settings(setup)),
         meshes_(engine::mesh_grids(setup)) {}
 
@@ -47,6 +47,7 @@ class CosseratReferenceSimulator final : public engine::Simulator {
       out.insert(out.end(), rod.velocity.begin(), rod.velocity.end());
   }
   std::string device() const override { return engine::cpu_description(1); }
+  engine::SetupMeasures setup_measures() const override { return measures_; }
 
  protected:
   // What a step changes: the configuration, velocities, the clock, the active set and its
@@ -72,6 +73,7 @@ class CosseratReferenceSimulator final : public engine::Simulator {
   }
 
  private:
+  engine::SetupMeasures measures_;  // what making the rods measured (before rods_)
   std::vector<cosserat::CosseratRod> rods_;
   cosserat::SolverSettings settings_;
   std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes_;  // the colliders' grids

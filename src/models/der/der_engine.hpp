@@ -2,6 +2,7 @@
 // DER on the generic batched simulator (engine/batched_simulator.hpp): the step parameters of a
 // setup and how strands are loaded into the batch.
 #include "der/der_batch.hpp"
+#include "engine/sag_free.hpp"
 #include "engine/simulator.hpp"
 #include "models/der/der_host_batch.hpp"
 #include "models/der/der_model.hpp"
@@ -48,6 +49,20 @@ kernels::der::DerStepParameters<T> step_parameters(const engine::HairSetup& setu
 }
 
 // The head's pose at t and t + dt into p (p.dt): the step from t.
+// One rod per strand of a hairstyle at rest on its polyline or, when the setup asks for sag-free
+// rest shapes, with the rest curvatures that hold it under gravity (der::hold_shape);
+// `measures`: the sag-free solve's (engine/sag_free.hpp). The reference and the kernels start
+// from these.
+inline std::vector<der::DynamicRod> der_rods(const engine::HairSetup& setup,
+                                             engine::SetupMeasures* measures) {
+  std::vector<der::DynamicRod> rods = engine::rods_at_rest(
+      setup.strands, [&](std::size_t s) -> const RodMaterial& { return setup.material_of(s); });
+  engine::hold_groom(
+      setup, rods, [&](der::DynamicRod& rod) { return der::hold_shape(rod, setup.gravity); },
+      measures);
+  return rods;
+}
+
 template <class T>
 void set_head_poses(kernels::der::DerStepParameters<T>& p, const ClampMotion& head, double t) {
   p.time = T(t);
@@ -70,9 +85,10 @@ class DerEngine {
                                            parameters_.integrator);
   }
   void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const {
-    engine::load_strands(batch, setup.strands,
-                         [&](std::size_t s) -> const RodMaterial& { return setup.material_of(s); });
+    engine::load_strands(batch, der_rods(setup, &measures_));
   }
+  // What load() measured making the rods (Simulator::setup_measures).
+  engine::SetupMeasures setup_measures() const { return measures_; }
   const typename Batch::Parameters& parameters(double t) {
     set_head_poses(parameters_, head_, t);
     return parameters_;
@@ -81,6 +97,7 @@ class DerEngine {
  private:
   typename Batch::Parameters parameters_;
   ClampMotion head_;
+  mutable engine::SetupMeasures measures_;  // set by load()
 };
 
 }  // namespace hairsim::models

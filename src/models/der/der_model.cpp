@@ -30,11 +30,8 @@ class DerReferenceSimulator final : public engine::Simulator {
     length_tolerance_ = p.length_tolerance;
     const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
     const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
-    for (std::size_t s = 0; s < setup.strands.strand_count(); ++s) {
-      const auto points = setup.strands.strand(s);
-      const RodMaterial& m = setup.material_of(s);
-      der::DynamicRod rod = der::rod_at_rest({points.begin(), points.end()}, m.bending_stiffness(),
-                                             m.twist_stiffness(), m.linear_density());
+    rods_ = der_rods(setup, &measures_);
+    for (der::DynamicRod& rod : rods_) {
       der::clamp_end(rod, false, setup.head);
       rod.collider_motion = setup.head;
       rod.colliders = colliders;
@@ -43,9 +40,7 @@ class DerReferenceSimulator final : public engine::Simulator {
       rod.drag_normal = setup.drag_normal;
       rod.drag_tangent = setup.drag_tangent;
       rod.wind = wind;
-      rod.stretching_stiffness = m.stretching_stiffness();
       rod.twist_tolerance = p.twist_tolerance;
-      rods_.push_back(std::move(rod));
     }
   }
 
@@ -75,6 +70,7 @@ class DerReferenceSimulator final : public engine::Simulator {
       out.insert(out.end(), rod.velocity.begin(), rod.velocity.end());
   }
   std::string device() const override { return engine::cpu_description(1); }
+  engine::SetupMeasures setup_measures() const override { return measures_; }
 
  protected:
   // What a step changes: the centerline, θ, u⁰, velocities, the clock, the twist boundary's
@@ -99,6 +95,7 @@ class DerReferenceSimulator final : public engine::Simulator {
 
  private:
   std::vector<der::DynamicRod> rods_;
+  engine::SetupMeasures measures_;                                 // what making the rods measured
   std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes_;  // the colliders' grids
   bool implicit_;
   double length_tolerance_ = 0;

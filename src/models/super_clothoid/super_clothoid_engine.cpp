@@ -114,7 +114,7 @@ typename SuperClothoidEngine<T>::Batch::Arrays SuperClothoidEngine<T>::layout(
 template <class T>
 void SuperClothoidEngine<T>::load(engine::HostBatch<Batch>& batch,
                                   const engine::HairSetup& setup) const {
-  const std::vector<super_clothoid::ClothoidRod> rods = clothoid_rods(setup, &fit_error_);
+  const std::vector<super_clothoid::ClothoidRod> rods = clothoid_rods(setup, &measures_);
   const kernels::HeadState head = reference::head_state(head_, 0.0);
   for (int s = 0; s < batch.strands(); ++s) {
     load_strand(batch, s, rods[std::size_t(s)]);

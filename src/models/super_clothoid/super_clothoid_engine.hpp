@@ -24,10 +24,8 @@ class SuperClothoidEngine {
   SuperClothoidEngine(const engine::HairSetup& setup, engine::Precision);
   typename Batch::Arrays layout(int strand_count, int vertex_count, int tile_width) const;
   void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const;
-  // The fit load() made: its largest point distance (Simulator::setup_measures).
-  std::vector<std::pair<std::string, double>> setup_measures() const {
-    return engine::fit_measures(fit_error_);
-  }
+  // What load() measured making the rods (Simulator::setup_measures).
+  engine::SetupMeasures setup_measures() const { return measures_; }
   // The step from t: the head at t + dt.
   const typename Batch::Parameters& parameters(double t);
 
@@ -36,7 +34,7 @@ class SuperClothoidEngine {
   ClampMotion head_;
   double dt_;
   int elements_;
-  mutable double fit_error_ = 0;  // set by load(), which fits the strands
+  mutable engine::SetupMeasures measures_;  // set by load(), which fits the strands
 };
 
 }  // namespace hairsim::models

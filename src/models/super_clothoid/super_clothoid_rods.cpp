@@ -3,13 +3,14 @@
 #include <numeric>
 
 #include "engine/parallel.hpp"
+#include "engine/sag_free.hpp"
 #include "engine/strand_copies.hpp"
 #include "reference/super_clothoid/clothoid_fit.hpp"
 
 namespace hairsim::models {
 
 std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& setup,
-                                                       double* fit_error) {
+                                                       engine::SetupMeasures* measures) {
   const SuperClothoidSettings& settings = engine::settings_of<SuperClothoidSettings>(setup);
   // The mean wind enters the force series exactly; the gusts (no polynomial along a strand) a
   // quadrature on each APS piece (clothoid_dynamics.hpp).
@@ -56,7 +57,10 @@ std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& 
     rod.contact_start = total / double(points.size() - 1);
     rod.contact_sweeps = settings.contact_sweeps;
   });
-  if (fit_error) *fit_error = fits.worst;
+  if (measures) measures->push_back({"fit_max_error_m", fits.worst});
+  engine::hold_groom(
+      setup, rods, [](super_clothoid::ClothoidRod& rod) { return super_clothoid::hold_shape(rod); },
+      measures);
   return rods;
 }
 

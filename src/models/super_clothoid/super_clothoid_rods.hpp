@@ -20,11 +20,13 @@ struct SuperClothoidSettings : engine::ReducedRodSettings {
 
 // One reference rod per strand of the setup: the strand fitted by `elements` equal clothoid
 // elements (super_clothoid::fit_polyline: coarse to fine, the node curvatures and the root
-// frame's rotation by least squares on the strand's points), at rest on its fit, its clamp
-// carried by the head, the head's colliders its obstacles. `fit_error`: the largest distance of a
-// strand point from its fit (m), over all strands.
+// frame's rotation by least squares on the strand's points), its clamp carried by the head, the
+// head's colliders its obstacles. At rest on its fit, or, when the setup asks for sag-free rest
+// shapes, with the rest curvatures that hold the fit under gravity
+// (super_clothoid::hold_shape). `measures`: the fit's largest point distance (fit_max_error_m,
+// m) and the sag-free solve's (engine/sag_free.hpp).
 std::vector<super_clothoid::ClothoidRod> clothoid_rods(const engine::HairSetup& setup,
-                                                       double* fit_error = nullptr);
+                                                       engine::SetupMeasures* measures = nullptr);
 
 // The arc lengths of a rod's `vertices` output points: equally spaced from the root to the tip.
 std::vector<double> sample_arcs(const super_clothoid::ClothoidRod& rod, int vertices);

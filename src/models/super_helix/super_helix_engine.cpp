@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/parallel.hpp"
+#include "engine/sag_free.hpp"
 #include "engine/strand_copies.hpp"
 #include "hairsim/error.hpp"
 #include "reference/eigen_bridge.hpp"
@@ -13,7 +14,8 @@ namespace hairsim::models {
 
 using engine::HairSetup;
 
-std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* fit_error) {
+std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup,
+                                                engine::SetupMeasures* measures) {
   const SuperHelixSettings& settings = engine::settings_of<SuperHelixSettings>(setup);
   const kernels::WindField<double> wind = engine::kernel_wind(setup.wind);
   const std::vector<kernels::Collider<double>> colliders = engine::kernel_colliders(setup);
@@ -54,7 +56,10 @@ std::vector<super_helix::SuperHelix> helix_rods(const HairSetup& setup, double* 
     rod.contact_start = total / double(points - 1);
     rod.contact_sweeps = settings.contact_sweeps;
   });
-  if (fit_error) *fit_error = fits.worst;
+  if (measures) measures->push_back({"fit_max_error_m", fits.worst});
+  engine::hold_groom(
+      setup, rods, [](super_helix::SuperHelix& rod) { return super_helix::hold_shape(rod); },
+      measures);
   return rods;
 }
 
@@ -152,7 +157,7 @@ typename SuperHelixEngine<T>::Batch::Arrays SuperHelixEngine<T>::layout(int stra
 
 template <class T>
 void SuperHelixEngine<T>::load(engine::HostBatch<Batch>& batch, const HairSetup& setup) const {
-  const std::vector<super_helix::SuperHelix> rods = helix_rods(setup, &fit_error_);
+  const std::vector<super_helix::SuperHelix> rods = helix_rods(setup, &measures_);
   const kernels::HeadState head = reference::head_state(head_, 0.0);
   for (int s = 0; s < batch.strands(); ++s) {
     load_strand(batch, s, rods[std::size_t(s)]);

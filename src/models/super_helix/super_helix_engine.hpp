@@ -20,10 +20,12 @@ struct SuperHelixSettings : engine::ReducedRodSettings {
 
 // One reference rod per strand of the setup: the strand fitted by `elements` equal helical
 // elements (super_helix::fit_polyline: element after element, then all together, least squares
-// on the strand's points), at rest on its fit, its clamp carried by the head; the twist free.
-// `fit_error`: the largest distance of a strand point from its fit (m), over all strands.
+// on the strand's points), its clamp carried by the head; the twist free. At rest on its fit,
+// or, when the setup asks for sag-free rest shapes, with the rest curvatures that hold the fit
+// under gravity (super_helix::hold_shape). `measures`: the fit's largest point distance
+// (fit_max_error_m, m) and the sag-free solve's (engine/sag_free.hpp).
 std::vector<super_helix::SuperHelix> helix_rods(const engine::HairSetup& setup,
-                                                double* fit_error = nullptr);
+                                                engine::SetupMeasures* measures = nullptr);
 
 // Where the `vertices` output points of a rod sit: at equal arc lengths from its root, each as
 // its element and the abscissa in it (the kernels' samples and the reference simulator's).
@@ -49,10 +51,8 @@ class SuperHelixEngine {
   SuperHelixEngine(const engine::HairSetup& setup, engine::Precision);
   typename Batch::Arrays layout(int strand_count, int vertex_count, int tile_width) const;
   void load(engine::HostBatch<Batch>& batch, const engine::HairSetup& setup) const;
-  // The fit load() made: its largest point distance (Simulator::setup_measures).
-  std::vector<std::pair<std::string, double>> setup_measures() const {
-    return engine::fit_measures(fit_error_);
-  }
+  // What load() measured making the rods (Simulator::setup_measures).
+  engine::SetupMeasures setup_measures() const { return measures_; }
   // The step from t: the head at t + dt, the wind's clock.
   const typename Batch::Parameters& parameters(double t);
 
@@ -61,7 +61,7 @@ class SuperHelixEngine {
   ClampMotion head_;
   double dt_;
   int elements_;
-  mutable double fit_error_ = 0;  // set by load(), which fits the strands
+  mutable engine::SetupMeasures measures_;  // set by load(), which fits the strands
 };
 
 }  // namespace hairsim::models
