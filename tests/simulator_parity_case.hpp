@@ -23,7 +23,12 @@ namespace hairsim::test {
 // and sliding on the head that round-off carries 2.6e-3 L apart (velocities 7e-5 L per step).
 // Before the projection (hair free to stretch) it was 5.3e-4 L. Measured: cpu 2.61e-3 L (this
 // machine, 2026-11-25), cuda 2.60e-3 L (H200, 2026-11-26, FMA contraction on the device).
-inline constexpr double kImplicitFloatBound = 5e-3;
+// Since the generator's smooth rise and curls from the root (2026-11-29) the case's hair lies
+// on the head in more places (3,259 vertex contacts in float, 2,386 before) and float carries it
+// 6.36e-3 L apart on the cpu (velocities 4.1e-4 L per step), while double stays 1.9e-11 L from
+// the reference (the same algorithm: what remains is float's round-off); the bound keeps the
+// same margin over the measured (1.6x; it was 1.9x). cuda: not yet measured on this groom.
+inline constexpr double kImplicitFloatBound = 1e-2;
 
 inline engine::HairSetup simulator_parity_setup(engine::Integrator integrator) {
   engine::HairSetup setup;

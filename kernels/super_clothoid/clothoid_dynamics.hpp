@@ -17,8 +17,10 @@ namespace hairsim::kernels::super_clothoid {
 
 constexpr int kMaxElements = 16;
 constexpr int kMaxCoordinates = 3 * (kMaxElements + 1);
-// Terms a piece's series may take: with M = 10 (double) the terms fall below 1e-16 by ~55;
-// a series still going at this count is cut there and counted (`truncated`).
+// Terms a piece's series may take: with M = 10 (double) R's terms fall below 1e-16 by ~55, the
+// motion's may take more (measured up to 64); a piece whose series is still going at this count
+// is summed again at half its length (expand_piece_within), and counted (`truncated`) only where
+// kMaxHalvings halvings did not bring it within.
 constexpr int kMaxTerms = 64;
 constexpr int kMaxRulePoints = 16;
 
@@ -326,8 +328,8 @@ HS_HD void advance(ChainWalk<A>& w, const ClothoidState<A, 6>& x, int i) {
 }
 
 // How a dynamics evaluation went: the most APS pieces an element took, the longest series,
-// whether one was cut at kMaxTerms, and whether an element needed more than kMaxPieces pieces
-// (`diverged`: then nothing was summed, M and the forces are not set).
+// whether one was cut at kMaxTerms (after kMaxHalvings halvings of its piece), and whether an
+// element needed more than kMaxPieces pieces (`diverged`: then M and the forces are not valid).
 struct SeriesReport {
   int most_pieces = 0, most_terms = 0;
   bool truncated = false, diverged = false;
@@ -379,7 +381,7 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
     for (; sigma < ell && pieces < kMaxPieces; ++pieces) {
       const PieceCurvature<A, 6> k = piece_curvature<6>(ka, gamma, rate_a, rate_slope, ell, sigma);
       const A reach = subinterval_length(k.kappa0, gamma, loads.M);
-      const A h = sigma + reach < ell ? reach : ell - sigma;
+      A h = sigma + reach < ell ? reach : ell - sigma;
       auto record = [&](int t, const Vector3<A>& r, const Vector3<A>& tangent,
                         const Vector3<A>(&d)[6], const Vector3<A>& velocity,
                         const Vector3<A>& acceleration) {
@@ -389,15 +391,20 @@ HS_HD SeriesReport series_dynamics(const StrandShape<A>& s, const ClampMotion<A>
         piece.count = t + 1;
       };
       int terms = 0;
-      if (moving)
-        expand_piece<true>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
-      else
-        expand_piece<false>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
+      const bool within = moving ? expand_piece_within<true>(x, h, k, kMaxTerms, terms, record,
+                                                             loads.series_tolerance)
+                                 : expand_piece_within<false>(x, h, k, kMaxTerms, terms, record,
+                                                              loads.series_tolerance);
       report.most_terms = terms > report.most_terms ? terms : report.most_terms;
-      report.truncated = report.truncated || terms >= kMaxTerms;
+      report.truncated = report.truncated || !within;
       add_piece(in, s, loads, w, piece, h);
       add_gusts(in, loads, w, piece, h);
       sigma += h;
+    }
+    // Halved pieces past kMaxPieces: the element is not summed to its end (as a diverged one).
+    if (sigma < ell) {
+      report.diverged = true;
+      return report;
     }
     report.most_pieces = pieces > report.most_pieces ? pieces : report.most_pieces;
     assemble(mass, stride, forces, in, w, ell, s.rho, i);

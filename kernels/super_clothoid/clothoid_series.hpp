@@ -184,10 +184,11 @@ HS_HD PieceCurvature<T, C> piece_curvature(const Vector3<T>& ka, const Vector3<T
 //   X̃n+1 = s/(n+1) (X̃n [κ̂0]× + s X̃n−1 [γ]× + F̃n [a]× + s F̃n−1 [b]×),  x̃n+1 = s/(n+1) X̃n e0,
 // forced by F = 0 for R, R for D and Ṙ, 2Ṙ for R̈ (X̃−1 = 0). Summed until the last two terms of
 // R fall below the precision and those of D, Ṙ, R̈ below it relative to max(1, s, their sums).
-// `terms` returns the matrix terms added, at most `max_terms`. Without `Moving` the motion is
-// taken as zero (no rate, at rest at the start) and its products skipped.
+// `terms` returns the matrix terms added, at most `max_terms`; the result, whether the series met
+// its tolerance (false: cut at `max_terms`). Without `Moving` the motion is taken as zero (no
+// rate, at rest at the start) and its products skipped.
 template <bool Moving, class T, int C, class Record>
-HS_HD void expand_piece(ClothoidState<T, C>& x, T s, const PieceCurvature<T, C>& k, int max_terms,
+HS_HD bool expand_piece(ClothoidState<T, C>& x, T s, const PieceCurvature<T, C>& k, int max_terms,
                         int& terms, Record&& record, T eps = series_epsilon<T>()) {
   const Matrix3<T> K = cross_matrix(k.kappa0), G = cross_matrix(k.gamma);
   const Matrix3<T> Av = cross_matrix(k.rate_a), Bv = cross_matrix(k.rate_b);
@@ -238,7 +239,34 @@ HS_HD void expand_piece(ClothoidState<T, C>& x, T s, const PieceCurvature<T, C>&
     ++terms;
     r0 = r1, v0 = v1, w0 = w1;
     r1 = r2, v1 = v2, w1 = w2;
-    if (small) break;
+    if (small) return true;
+  }
+  return false;
+}
+
+// How many times a piece is halved when its series does not meet its tolerance within the
+// caller's terms (expand_piece_within).
+constexpr int kMaxHalvings = 4;
+
+// One APS piece of length at most `h` from `x`, as expand_piece, with at most `max_terms` terms a
+// series: where the series does not meet its tolerance within them, the piece is summed again from
+// its start at half the length (at most kMaxHalvings times; `h` returns the length summed, the
+// caller's walk goes on from there). Eq. (14)'s bound λ ≤ M keeps R's series within ~55 terms in
+// double, but the motion's series (Ṙ, R̈, summed to a tolerance relative to their sums, forced
+// by the rates) can take more: the parity case's wavy strands took 56 to 64 at M = 10 (the
+// reference, 400 terms a series, needs no split). A shorter piece's terms fall faster (λ
+// halves), its series are the same functions (Theorem 1): the sums agree to round-off. Returns
+// whether the last expansion met its tolerance (false: truncated at the shortest length).
+template <bool Moving, class T, int C, class Record>
+HS_HD bool expand_piece_within(ClothoidState<T, C>& x, T& h, const PieceCurvature<T, C>& k,
+                               int max_terms, int& terms, Record&& record,
+                               T eps = series_epsilon<T>()) {
+  const ClothoidState<T, C> start = x;
+  for (int halvings = 0;; ++halvings) {
+    if (expand_piece<Moving>(x, h, k, max_terms, terms, record, eps)) return true;
+    if (halvings == kMaxHalvings) return false;
+    x = start;
+    h *= T(0.5);
   }
 }
 

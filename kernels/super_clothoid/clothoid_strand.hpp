@@ -196,8 +196,8 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
   for (int pieces = 0; sigma < ell && pieces < kMaxPieces; ++pieces) {
     const PieceCurvature<Real, C> k = piece_curvature<C>(ka, gamma, rate_a, rate_slope, ell, sigma);
     const Real reach = subinterval_length(k.kappa0, gamma, loads.M);
-    const Real h = sigma + reach < ell ? reach : ell - sigma;
-    expand_piece<Moving>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
+    Real h = sigma + reach < ell ? reach : ell - sigma;
+    expand_piece_within<Moving>(x, h, k, kMaxTerms, terms, record, loads.series_tolerance);
     for (; j < count; ++j) {
       const Real u = u_of(j);
       if (!(u < sigma + h) && sigma + h < ell) break;  // in a later piece

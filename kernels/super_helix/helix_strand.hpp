@@ -545,6 +545,17 @@ HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
     inertia.al -= transpose(U_alpha) * DiU_a;
     inertia.la -= transpose(U_a) * DiU_alpha;
     inertia.ll -= transpose(U_a) * DiU_a;
+    // The cumulated inertia is symmetric, but its blocks are summed apart and their round-off
+    // differs between aa and aaᵀ, al and laᵀ. Where D is nearly singular in one direction (the
+    // free twist of a nearly straight element is massless: D ≈ h² GJ ℓ there, ~1e-16 kg m²,
+    // beside ~5e-15 in bending) the Schur step above amplifies that asymmetry from element to
+    // element: measured ×10 an element on the parity case's straight strands (D⁻¹ 3e-6
+    // asymmetric at the root of 16 elements), the first step's root twist rate 1 % off the
+    // reference's, whose LDLᵀ reads D's lower triangle only. Kept symmetric: agreement to 1e-11.
+    inertia.aa = Real(0.5) * (inertia.aa + transpose(inertia.aa));
+    inertia.ll = Real(0.5) * (inertia.ll + transpose(inertia.ll));
+    inertia.al = Real(0.5) * (inertia.al + transpose(inertia.la));
+    inertia.la = transpose(inertia.al);
     bias.angular += transpose(U_alpha) * Diu;
     bias.linear += transpose(U_a) * Diu;
     st.set(a.d_inverse, q, Di);

@@ -4,11 +4,14 @@
 //     area stretch abc * |(u_x/a, u_y/b, u_z/c)|), restricted to the scalp u_y > 0.1 + 0.45 u_z
 //     (a hairline that runs from the forehead over the ears to the nape).
 //  2. Centerline: leaves the scalp between the normal and a comb direction (down, and backwards
-//     for roots in front so the face stays free), bends towards -y, and is pushed radially out
-//     of a slightly larger ellipsoid so it drapes over the head.
+//     for roots in front so the face stays free), bends towards -y, and rises smoothly to a
+//     drape layer a few millimetres above the head, which it then follows (on the ellipsoid: its
+//     rise along the normal held at no less than the root's times the fraction of the layer
+//     still to climb; on a mesh: pushed out along the distance field's gradient).
 //  3. Style: a sine across the strand (wavy, waves in phase between neighbours as in combed
-//     wavy hair) or a helix (curly, random phase) around the centerline, in a parallel-
-//     transported frame, ramped in from zero so the root stays on the scalp.
+//     wavy hair, ramped in from zero so the root stays on the scalp) or a helix (curly) whose
+//     axis runs a curl radius above the centerline, starting at the root at the innermost point
+//     of its turn, in a parallel-transported frame.
 //  4. The curve is cut at the strand's arc length and resampled to `vertices` points.
 // Each strand draws from its own random stream (seed, strand index): results do not depend on
 // the thread count.
@@ -71,7 +74,27 @@ Vec3 fall_direction(const Vec3& root, const Vec3& radii) {
   return Vec3(0, -1, -2.5 * front).normalized();
 }
 
-// Centerline samples with spacing h, draped over the ellipsoid `radii` + layer.
+// How far p has climbed from the scalp (0) to the drape layer (1), along the ray from the
+// head's centre: the scalp meets the ray at p / |p / radii|, the layer at p / |p / outer|.
+double layer_fraction(const Vec3& p, const Vec3& radii, const Vec3& outer) {
+  const double in = 1 / p.cwiseQuotient(radii).norm(), out = 1 / p.cwiseQuotient(outer).norm();
+  return (1 - in) / (out - in);
+}
+
+// Bends d towards `normal` just enough that it rises at least `floor` along it (a unit
+// direction; d keeps its part along the scalp's tangent plane).
+Vec3 rise_at_least(const Vec3& d, const Vec3& normal, double floor) {
+  if (d.dot(normal) >= floor) return d;
+  const Vec3 along = d - d.dot(normal) * normal;
+  if (along.norm() <= 1e-12) return normal;
+  return along.normalized() * std::sqrt(1 - floor * floor) + floor * normal;
+}
+
+// Centerline samples with spacing h, draped over the ellipsoid `radii` + layer: a smooth rise.
+// The direction's rise along the normal (of the ellipsoid through the point) is held at no less
+// than its rise at the root times the fraction of the layer still to climb, so the strand climbs
+// to the layer as 1 - exp(-s rise / layer) and settles on it without a corner; outside the layer
+// the same bound (negative) lets it come back down as gently.
 std::vector<Vec3> grow_centerline(const Vec3& root, const Vec3& radii, double layer, double h,
                                   int samples) {
   const Vec3 outer = radii + Vec3::Constant(layer);
@@ -82,17 +105,13 @@ std::vector<Vec3> grow_centerline(const Vec3& root, const Vec3& radii, double la
   const Vec3 comb = fall - fall.dot(normal) * normal;  // the fall direction along the scalp
   Vec3 d =
       comb.norm() > 1e-9 ? Vec3((normal + kCombWeight * comb.normalized()).normalized()) : normal;
+  const double rise = d.dot(normal);  // > 0: the root's elevation off the scalp
   for (int k = 1; k < samples; ++k) {
+    const Vec3& q = c[k - 1];
+    const Vec3 n = q.cwiseQuotient(radii.cwiseProduct(radii)).normalized();
     d = (d + h * kFallRate * fall).normalized();
-    Vec3 p = c[k - 1] + h * d;
-    const double e = p.cwiseQuotient(outer).norm();  // < 1 inside the drape ellipsoid
-    if (e < 1) {
-      p /= e;  // back onto the drape surface; keep moving along it, not into or off it
-      const Vec3 n = p.cwiseQuotient(outer.cwiseProduct(outer)).normalized();
-      const Vec3 along = d - d.dot(n) * n;
-      if (along.norm() > 1e-9) d = along.normalized();
-    }
-    c[k] = p;
+    d = rise_at_least(d, n, std::min(rise, rise * (1 - layer_fraction(q, radii, outer))));
+    c[k] = q + h * d;
   }
   return c;
 }
@@ -106,17 +125,40 @@ Vec3 transport(const Vec3& d, const Vec3& t, const Vec3& t_new) {
   return c * d + axis.cross(d) + axis * (axis.dot(d) / (1 + c));
 }
 
-// Adds the style's displacement in a parallel-transported frame (Bishop frame); `outward`: the
-// scalp's outward side at the root (waves run across the strand, along the scalp).
-void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng, const Vec3& outward) {
+// A strand's draws for its style: wavy, the waves' phase; curly, the curl's radius and pitch.
+struct StyleDraw {
+  double phase = 0, radius = 0, pitch = 0;
+};
+
+StyleDraw draw_style(const HairstyleParams& p, Random& rng) {
+  if (p.style == HairStyle::straight) return {};
+  StyleDraw s;
+  if (p.style == HairStyle::wavy)
+    s.phase = rng.uniform(-0.4, 0.4);
+  else
+    s.pitch = p.curl_pitch * rng.uniform(0.9, 1.1);
+  s.radius = p.curl_radius * rng.uniform(0.8, 1.2);
+  return s;
+}
+
+// Adds the style's displacement in a parallel-transported frame (Bishop frame: d1 along the
+// scalp across the strand, d2 = t x d1 away from the scalp); `outward`: the scalp's outward side
+// at the root.
+//  - Wavy: a sine along d1 (across the strand, along the scalp, the same way for neighbours),
+//    ramped in over kStyleRamp so the root stays on the scalp.
+//  - Curly: a helix of radius R whose axis runs R above the centreline (along d2), started at
+//    the innermost point of its turn, offset R (cos a d1 + sin a d2 + d2) with a = -pi/2 at the
+//    root: zero there, so no ramp is needed and the curl is a helix around a (gently curved)
+//    axis from its first point, the shape a rod's helical or clothoid elements hold; and never
+//    below the centreline (the offset's part along d2 is R (1 + sin a) >= 0), so a curl keeps out
+//    of the head wherever its centreline does.
+void add_style(std::vector<Vec3>& c, const HairstyleParams& p, const StyleDraw& draw,
+               const Vec3& outward) {
   if (p.style == HairStyle::straight) return;
   const bool wavy = p.style == HairStyle::wavy;
-  const double phase = wavy ? rng.uniform(-0.4, 0.4) : rng.uniform(0, 2 * kPi);
-  const double radius = p.curl_radius * rng.uniform(0.8, 1.2);
   std::vector<Vec3> out(c.size());
   out[0] = c[0];
   Vec3 t = (c[1] - c[0]).normalized();
-  // Waves across the strand, along the scalp (normal x tangent), the same way for neighbours.
   Vec3 d1 = outward.cross(t);
   d1 = d1.norm() > 1e-12 ? Vec3(d1.normalized()) : t.unitOrthogonal();
   double s = 0;
@@ -126,16 +168,15 @@ void add_style(std::vector<Vec3>& c, const HairstyleParams& p, Random& rng, cons
     t = t_new;
     const Vec3 d2 = t.cross(d1);
     s += (c[k] - c[k - 1]).norm();
-    const double ramp = std::min(1.0, s / kStyleRamp);
-    const double ramp_smooth = ramp * ramp * (3 - 2 * ramp);
-    Vec3 offset;
     if (wavy) {
-      offset = p.wave_amplitude * std::sin(2 * kPi * s / p.wave_length + phase) * d1;
+      const double ramp = std::min(1.0, s / kStyleRamp);
+      const double ramp_smooth = ramp * ramp * (3 - 2 * ramp);
+      out[k] = c[k] + ramp_smooth * p.wave_amplitude *
+                          std::sin(2 * kPi * s / p.wave_length + draw.phase) * d1;
     } else {
-      const double a = 2 * kPi * s / p.curl_pitch + phase;
-      offset = radius * (std::cos(a) * d1 + std::sin(a) * d2);
+      const double a = 2 * kPi * s / draw.pitch - kPi / 2;
+      out[k] = c[k] + draw.radius * (std::cos(a) * d1 + (std::sin(a) + 1) * d2);
     }
-    out[k] = c[k] + ramp_smooth * offset;
   }
   c = std::move(out);
 }
@@ -305,16 +346,7 @@ StrandSet generate_hairstyle(const HairstyleParams& p) {
       2 * points * sizeof(Vec3), "strands",
       std::to_string(p.strands) + " strands of " + std::to_string(p.vertices) + " vertices");
 
-  // Centerline length that leaves enough curve after curling; the curve is cut at the length.
-  double centerline_per_length = 1.0;
-  double samples_per_metre = 0;
-  if (p.style == HairStyle::curly) {
-    const double turn = std::hypot(2 * kPi * p.curl_radius, p.curl_pitch);
-    centerline_per_length = p.curl_pitch / turn;
-    samples_per_metre = 16 / p.curl_pitch;  // 16 samples a turn
-  } else if (p.style == HairStyle::wavy) {
-    samples_per_metre = 16 / p.wave_length;
-  }
+  const double wavy_samples_per_metre = 16 / p.wave_length;  // 16 samples a wave
 
   std::optional<MeshScalp> mesh;
   if (p.scalp) mesh.emplace(p, scalp_triangles(p));
@@ -340,17 +372,27 @@ StrandSet generate_hairstyle(const HairstyleParams& p) {
       std::tie(root, outward) = mesh->sample(rng);
     } else {
       root = sample_root(rng, p.head_radii);
-      outward = root;
+      outward = root.cwiseQuotient(p.head_radii.cwiseProduct(p.head_radii));  // the normal
     }
     const double length = p.length * rng.uniform(0.9, 1.1);
     const double layer = rng.uniform(kLayerMin, kLayerMax);
+    const StyleDraw draw = draw_style(p, rng);
+    // Centerline length that leaves enough curve after curling (a turn of the helix is
+    // hypot(2 pi R, pitch) of strand to a pitch of centreline); the curve is cut at the length.
+    double centerline_per_length = 1.0, samples_per_metre = 0;
+    if (p.style == HairStyle::curly) {
+      centerline_per_length = draw.pitch / std::hypot(2 * kPi * draw.radius, draw.pitch);
+      samples_per_metre = 16 / draw.pitch;  // 16 samples a turn
+    } else if (p.style == HairStyle::wavy) {
+      samples_per_metre = wavy_samples_per_metre;
+    }
     const double grow = 1.3 * length * centerline_per_length;
     const int samples = static_cast<int>(
         std::clamp(std::max(4.0 * p.vertices, grow * samples_per_metre) + 2, 64.0, 200000.0));
     std::vector<Vec3> curve =
         mesh ? mesh->grow(root, outward, layer, grow / (samples - 1), samples)
              : grow_centerline(root, p.head_radii, layer, grow / (samples - 1), samples);
-    add_style(curve, p, rng, outward);
+    add_style(curve, p, draw, outward);
     cut_and_resample(curve, length, p.vertices, s.points.data() + i * p.vertices);
   }
   return s;

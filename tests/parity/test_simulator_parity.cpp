@@ -32,7 +32,9 @@ test::SimulatorParityResult run(Integrator integrator, Precision precision) {
 }
 
 // Measured (2026-11-25): symplectic 9.4e-14 L (double), 2.7e-4 L (float); implicit 3.0e-12 L
-// (double), 2.6e-3 L (float); 73 and 2386 vertex contacts in double. Float's implicit bound:
+// (double), 2.6e-3 L (float); 73 and 2386 vertex contacts in double. On the smoothly risen groom
+// (2026-11-29): symplectic 7.4e-14 L, 2.9e-5 L; implicit 1.9e-11 L, 6.4e-3 L; 39 and 3276
+// vertex contacts in double (the mesh head: the same to two digits). Float's implicit bound:
 // test::kImplicitFloatBound (simulator_parity_case.hpp says why).
 constexpr double kImplicitFloatBound = test::kImplicitFloatBound;
 TEST(SimulatorParity, CpuSymplecticDouble) {

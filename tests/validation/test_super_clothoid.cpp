@@ -221,6 +221,70 @@ TEST(SuperClothoidKinematics, SubintervalReachHasNoCancellation) {
   EXPECT_TRUE(std::isinf(kernels::super_clothoid::subinterval_length(V{}, V{}, M)));
 }
 
+TEST(SuperClothoidKinematics, APieceWhoseSeriesPassesTheTermsIsHalvedNotCut) {
+  // A moving piece at eq. (14)'s bound (λ = M = 10) with fast curvature rates, as the parity case's
+  // wavy strands reach (their longest series took 64 terms at 0.39 /(m ms) and a rate slope of
+  // 26 /(m² ms)): its motion's series need more terms than R's ~55. Expected: the reference's
+  // single expansion (400 terms a series); with fewer terms than that expansion took,
+  // expand_piece reports the cut and expand_piece_within sums the piece in halves instead, to
+  // round-off of the same sums (Theorem 1: the same functions).
+  namespace ks = kernels::super_clothoid;
+  using V = kernels::Vector3<double>;
+  const double M = 10, ell = 0.05;
+  const V ka{10, 30, -20}, gamma{-2000, 3000, 1000}, rate_a{100, -390, 200},
+      rate_slope{2.65e4, -1e4, 5e3};
+  const ks::PieceCurvature<double, 6> k =
+      ks::piece_curvature<6>(ka, gamma, rate_a, rate_slope, ell, 0.0);
+  const double reach = ks::subinterval_length(k.kappa0, gamma, M);
+  ASSERT_LT(reach, ell);
+  auto ignore = [](int, const V&, const V&, const V(&)[6], const V&, const V&) {};
+  ks::ClothoidState<double, 6> whole = ks::start_state<double, 6>();
+  int needed = 0;
+  ASSERT_TRUE(ks::expand_piece<true>(whole, reach, k, 400, needed, ignore));
+  std::cout << "the piece's series took " << needed << " terms\n";
+  EXPECT_GT(needed, 56);
+  ks::ClothoidState<double, 6> cut = ks::start_state<double, 6>();
+  int terms = 0;
+  EXPECT_FALSE(ks::expand_piece<true>(cut, reach, k, needed - 1, terms, ignore));
+  EXPECT_EQ(terms, needed - 1);
+  // In halves (or shorter), walked to the same end.
+  ks::ClothoidState<double, 6> halves = ks::start_state<double, 6>();
+  double sigma = 0;
+  int pieces = 0;
+  for (; sigma < reach && pieces < 100; ++pieces) {
+    double h = reach - sigma;
+    const ks::PieceCurvature<double, 6> kp =
+        ks::piece_curvature<6>(ka, gamma, rate_a, rate_slope, ell, sigma);
+    EXPECT_TRUE(ks::expand_piece_within<true>(halves, h, kp, needed - 1, terms, ignore));
+    // The whole piece halved once; its second half within the terms as it is.
+    EXPECT_EQ(h, pieces == 0 ? 0.5 * reach : reach - sigma);
+    sigma += h;
+  }
+  EXPECT_EQ(pieces, 2);
+  auto differ = [](const ks::ClothoidFrame<double>& a, const ks::ClothoidFrame<double>& b) {
+    double m = ks::max_norm(a.R - b.R);
+    for (int i = 0; i < 3; ++i) m = std::max(m, std::abs(a.r[i] - b.r[i]));
+    return m;
+  };
+  // Relative to each sum's size (R's entries 1, the motion's as large as the rates make them):
+  // 1e-13, the round-off of sums whose terms climb to λ^M / M! = 2.8e3 times them (eq. 13) before
+  // they fall, a few ulps of that.
+  auto size = [](const ks::ClothoidFrame<double>& a) {
+    double m = std::max(1.0, ks::max_norm(a.R));
+    for (int i = 0; i < 3; ++i) m = std::max(m, std::abs(a.r[i]));
+    return m;
+  };
+  EXPECT_LT(differ(whole.frame, halves.frame), 1e-13 * size(whole.frame));
+  EXPECT_LT(differ(whole.velocity, halves.velocity), 1e-13 * size(whole.velocity));
+  EXPECT_LT(differ(whole.acceleration, halves.acceleration), 1e-13 * size(whole.acceleration));
+  for (int c = 0; c < 6; ++c)
+    EXPECT_LT(differ(whole.tangent[c], halves.tangent[c]), 1e-13 * size(whole.tangent[c]));
+  std::cout << "halves against the whole (relative): frame "
+            << differ(whole.frame, halves.frame) / size(whole.frame) << ", velocity "
+            << differ(whole.velocity, halves.velocity) / size(whole.velocity) << ", acceleration "
+            << differ(whole.acceleration, halves.acceleration) / size(whole.acceleration) << "\n";
+}
+
 }  // namespace
 }  // namespace hairsim::super_clothoid
 
