@@ -32,19 +32,35 @@ HS_HD Vector3<T> orthogonal_unit(const Vector3<T>& n) {
   return {T(0), -n.z * s, n.y * s};
 }
 
+// The normal row's free term, m/s: the gap the point may close over the step h (a point
+// already inside comes out at kMaxDepenetrationSpeed at most) and its drift (ContactBlock: the
+// normal motion its linearised velocity leaves out, negative into the collider). The kernels' and
+// the references' one formula.
+HS_HD inline double normal_closing(double gap, double drift, double h) {
+  return (max_of(gap, -h * kMaxDepenetrationSpeed) + drift) / h;
+}
+
 // One point and collider pair's part of the problem: the basis (rows: the outward normal, two
-// tangents), the gap (m), μ, the mass the point stands for (kg; points the clamp holds, W_nn
-// times it below kMinContactMobility, leave the problem), its block of W and its impulse.
+// tangents), the gap (m), the drift (m, below), μ, the mass the point stands for (kg; points the
+// clamp holds, W_nn times it below kMinContactMobility, leave the problem), its block of W and
+// its impulse.
+//
+// The drift: a reduced model's point is a nonlinear function of its coordinates, so over the
+// step q += h q̇ it moves by x(q + h q̇) − x(q) = h J q̇ + ½ h² q̇ᵀ (∂²x/∂q²) q̇ + ..., not by the
+// h J q̇ the constraint is written in. The normal part of the rest, at the step's start rates q̇₀
+// (each model's add_drifts: its chain walked once more on q + h q̇₀), is added to the gap's
+// closing: without it a point of a held wave turned into the head went on in by the second-order
+// term, ~0.1 mm a step, while its linearised velocity came out (the soak's jumps: 1.52 mm,
+// docs/models/super-helices.md "Contacts", "The drift").
 struct ContactBlock {
   Matrix3<double> basis, W;
-  double gap = 0, friction = 0, mass = 0;
+  double gap = 0, drift = 0, friction = 0, mass = 0;
   Vector3<double> impulse;
   HS_HD Vector3<double> row(int k) const { return {basis(k, 0), basis(k, 1), basis(k, 2)}; }
   // The basis' velocities for the point's velocity v against the collider: the normal's with the
-  // gap over h (≥ 0 keeps it out at the step's end), the slip's two components.
+  // gap and the drift over h (≥ 0 keeps it out at the step's end), the slip's two components.
   HS_HD Vector3<double> velocity(const Vector3<double>& v, double h) const {
-    return {dot(row(0), v) + max_of(gap, -h * kMaxDepenetrationSpeed) / h, dot(row(1), v),
-            dot(row(2), v)};
+    return {dot(row(0), v) + normal_closing(gap, drift, h), dot(row(1), v), dot(row(2), v)};
   }
 };
 

@@ -92,6 +92,8 @@ constexpr int kMaxContacts = 128;
 struct ClothoidContact : ContactBlock {
   Real J[3][kMaxCoordinates];
   Real Y[3][kMaxCoordinates];
+  int point = 0;               // its quadrature point, element × points an element + node
+  Vector3<Real> linear_end{};  // where its linearised motion takes it, x + h J q̇₀ (the drift's)
 };
 
 // The contacts' scratch of a step (the caller's: 128 contacts of 2 x 3 x 51 values, 313 KB).
@@ -282,6 +284,32 @@ struct StepCounts {
   int dropped = 0;    // beyond kMaxContacts
 };
 
+// Each contact's drift (ContactBlock): its point on the coordinates q + h q̇₀ (q̇₀ the rates at
+// the step's start), the clamp at the step's end, against its linearised motion x + h J q̇₀. The
+// contacts are in their points' order; one the walk does not reach (a piece cap) keeps none.
+HS_HD inline void add_drifts(const StrandState& s, const Vector3<Real>* start_rate,
+                             const ClampMotion<Real>& clamp, Real h, const Loads<Real>& rule,
+                             ClothoidContact* contacts, int m) {
+  StrandState reached = s;
+  for (int k = 0; k <= s.elements; ++k) reached.kappa[k] = s.kappa[k] + h * start_rate[k];
+  Matrix3<Real> R = clamp.R;
+  Vector3<Real> r = clamp.r;
+  int c = 0;
+  for (int i = 0; i < s.elements && c < m; ++i) {
+    const Real ell = s.length[i];
+    const ClothoidState<Real, 1> end = element_states<false, 1>(
+        reached, i, rule.rule_points, [&](int g) { return rule.rule_nodes[g] * ell; }, rule,
+        [&](int g, const ClothoidPoint<Real, 1>& x) {
+          const int point = i * rule.rule_points + g;
+          while (c < m && contacts[c].point < point) ++c;
+          for (; c < m && contacts[c].point == point; ++c)
+            contacts[c].drift = dot(contacts[c].row(0), r + R * x.r - contacts[c].linear_end);
+        });
+    r = r + R * end.frame.r;
+    R = R * end.frame.R;
+  }
+}
+
 // The contacts of the step (the reference's resolve_contacts, the kernels' way): the quadrature
 // points on the state at the step's start, the clamp at its end, against the posed colliders; a
 // pair enters when its gap is below what it could close in two steps at its speed against them
@@ -299,6 +327,10 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
   const Real contact_start = st.scalar(st.a.sample, 1);
   Real shortest = s.length[0];
   for (int i = 1; i < s.elements; ++i) shortest = s.length[i] < shortest ? s.length[i] : shortest;
+  // The rates at the step's start (the batch's arrays hold them until the step stores its own):
+  // the drifts' (add_drifts).
+  Vector3<Real> start_rate[kMaxElements + 1];
+  for (int k = 0; k <= s.elements; ++k) start_rate[k] = st.vec(st.a.rate, k);
   ChainWalk<Real>& w = scratch.walk;
   start_walk(w, clamp, n);
   int m = 0;
@@ -312,8 +344,11 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
           const Vector3<Real> X = w.r + w.R * x.r;
           Vector3<Real> column[kMaxCoordinates];
           const int columns = point_jacobian(w, x, i, column);
-          Vector3<Real> v{};
-          for (int a = 0; a < columns; ++a) v += s.rate[a / 3][a % 3] * column[a];
+          Vector3<Real> v{}, v0{};  // J q̇ at the free rates, and at the step's start ones
+          for (int a = 0; a < columns; ++a) {
+            v += s.rate[a / 3][a % 3] * column[a];
+            v0 += start_rate[a / 3][a % 3] * column[a];
+          }
           const Real reach = Real(2) * h * std::sqrt(dot(v, v)) + Real(0.01) * shortest;
           near_colliders<T>(in, X, reach, [&](int k, Real gap, const Matrix3<Real>& basis) {
             if (m == kMaxContacts) {
@@ -323,6 +358,9 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
             ClothoidContact& c = cs.contacts[m++];
             c.basis = basis;
             c.gap = gap;
+            c.drift = Real(0);
+            c.point = i * rule.rule_points + g;
+            c.linear_end = X + h * v0;
             c.friction = Real(in.colliders[k].friction);
             c.mass = s.rho * rule.rule_weights[g] * ell;
             c.impulse = Vector3<Real>{};
@@ -361,6 +399,7 @@ HS_HD void resolve_contacts(const ClothoidStrand<T>& st, const StepInput<T>& in,
   m = kept;
   counts.contacts += m;
   if (m == 0) return;
+  add_drifts(s, start_rate, clamp, h, rule, cs.contacts, m);
   auto velocity = [&](int i) {
     const ClothoidContact& c = cs.contacts[i];
     Vector3<Real> v{};

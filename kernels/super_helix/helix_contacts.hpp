@@ -17,13 +17,17 @@ namespace hairsim::kernels::super_helix {
 
 constexpr int kMaxContacts = 128;  // per strand and step; more are dropped and counted
 
-// A point and collider pair: the point's element and offset from its start d, its map
-// G = R P(u) on the element's κ̇, and the generic contact's basis, gap, μ, mass, W and impulse.
+// A point and collider pair: the point's element, its arc length u in it and offset from its
+// start d, its map G = R P(u) on the element's κ̇, where its linearised motion at the step's
+// start rates takes it (x + h J q̇₀, the drift's), and the generic contact's basis, gap, drift, μ,
+// mass, W and impulse.
 template <class T>
 struct PointContact : ContactBlock {
   int element = 0;
+  T u = 0;
   Vector3<T> d;
   Matrix3<T> G;
+  Vector3<T> linear_end;
 };
 
 }  // namespace hairsim::kernels::super_helix

@@ -48,8 +48,9 @@ struct HelixBatchArrays {
   int tile_width = 32;
   HS_HD int tile_count() const { return (strands + tile_width - 1) / tile_width; }
   // State (3 per element).
-  T* curvature = nullptr;  // κ, 1/m
-  T* rate = nullptr;       // κ̇, 1/(m s)
+  T* curvature = nullptr;   // κ, 1/m
+  T* rate = nullptr;        // κ̇, 1/(m s)
+  T* start_rate = nullptr;  // κ̇ at the step's start (the contacts' drift; 3 per element)
   // Rest shape and material.
   T* rest = nullptr;        // κ⁰ (3 per element)
   T* length = nullptr;      // ℓ, m (1 per element)
@@ -86,7 +87,7 @@ struct HelixBatchArrays {
 template <class T, class F>
 HS_HD void for_each_array(HelixBatchArrays<T>& a, F&& f) {
   const int e = a.elements, v = a.vertices;
-  f(a.curvature, 3 * e), f(a.rate, 3 * e), f(a.rest, 3 * e), f(a.length, e);
+  f(a.curvature, 3 * e), f(a.rate, 3 * e), f(a.start_rate, 3 * e), f(a.rest, 3 * e), f(a.length, e);
   f(a.material, 4), f(a.root_rest, 3), f(a.frame_rest, 9);
   f(a.sample, 2 * v), f(a.x, 3 * v), f(a.velocity, 3 * v), f(a.mass, v);
   f(a.sampled_velocity, 3 * v);
@@ -376,6 +377,28 @@ HS_HD bool add_interaction_impulses(const HelixStrand<T>& st) {
   return true;
 }
 
+// Each contact's drift (ContactBlock): its point on the curvatures κ + h κ̇₀ (κ̇₀ the rates at
+// the step's start), hung from the clamp at the step's end (element 0's start), against its
+// linearised motion x + h J κ̇₀. The contacts are in their elements' order.
+template <class T>
+HS_HD void add_drifts(const HelixStrand<T>& st, Real h, PointContact<Real>* contacts, int m) {
+  const HelixBatchArrays<T>& a = st.a;
+  Vector3<Real> point = st.vec(a.start_point, 0);
+  Matrix3<Real> frame = st.mat(a.start_frame, 0);
+  const Vector3<Real> still{};
+  int c = 0;
+  for (int q = 0; q < a.elements && c < m; ++q) {
+    const Vector3<Real> kappa = st.vec(a.curvature, q) + h * st.vec(a.start_rate, q);
+    for (; c < m && contacts[c].element == q; ++c) {
+      const ElementPoint<Real> e = element_point(kappa, still, contacts[c].u);
+      contacts[c].drift = dot(contacts[c].row(0), point + frame * e.p - contacts[c].linear_end);
+    }
+    const ElementPoint<Real> end = element_point(kappa, still, st.scalar(a.length, q));
+    point = point + frame * end.p;
+    frame = frame * end.E;
+  }
+}
+
 // The contacts of the step (docs/models/super-helices.md "Contacts", the kernels' part): the
 // quadrature points on the state at the step's start, the clamp at its end, against the posed
 // colliders; a pair enters when its gap is below what it could close in two steps at its speed
@@ -404,11 +427,13 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, St
       const ElementPoint<Real> e = element_point(kappa, zero, in.nodes[g] * length);
       PointContact<Real> c;
       c.element = q;
+      c.u = in.nodes[g] * length;
       c.d = R * e.p;
       c.G = R * e.P;
       const Vector3<Real> x = r0 + c.d;
       const Vector3<Real> v = point_velocity(st, c, a.rate);  // against the head's colliders
       const Real reach = Real(2) * h * norm(v) + Real(0.01) * length;
+      const Vector3<Real> linear_end = x + h * point_velocity(st, c, a.start_rate);
       near_colliders<T>(in, x, reach, [&](int k, Real gap, const Matrix3<Real>& basis) {
         if (m == kMaxContacts) {
           ++counts.dropped;
@@ -416,6 +441,8 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, St
         }
         c.basis = basis;
         c.gap = gap;
+        c.drift = Real(0);
+        c.linear_end = linear_end;
         c.friction = in.colliders[k].friction;
         c.mass = st.scalar(a.material, 3) * in.weights[g] * length;
         contacts[m++] = c;
@@ -443,6 +470,7 @@ HS_HD void resolve_contacts(const HelixStrand<T>& st, const StepInput<T>& in, St
   m = kept;
   counts.contacts += m;
   if (m == 0) return;
+  add_drifts(st, h, contacts, m);
   // The velocity of a point against the head's colliders is J q̇, its velocity with the clamp
   // held still: the head carries both the clamp and the colliders (the reference's relative
   // velocity, whose clamp and obstacle motions cancel).
@@ -577,6 +605,7 @@ HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
     const Spatial<Real> moved = shift(st.vec(a.chord, q), A);
     A = {moved.angular + st.mat(a.h_map, 2 * q) * qddot + st.vec(a.c_end, 2 * q),
          moved.linear + st.mat(a.h_map, 2 * q + 1) * qddot + st.vec(a.c_end, 2 * q + 1)};
+    st.set(a.start_rate, q, st.vec(a.rate, q));
     st.set(a.rate, q, st.vec(a.rate, q) + h * qddot);
   }
   if (in.interaction) add_interaction_impulses(st);

@@ -3,8 +3,9 @@
 // Space Clothoid's; docs/models/super-helices.md, "Contacts"): after a step's unconstrained
 // solve, impulses P at the contact points change the rates by A⁻¹ Jᵀ P (A the step's matrix),
 // with, for every contact of gap g = φ − δ,
-//   normal:   max(g, −h v_out) + h n·(J q̇⁺) ≥ 0,  P_n ≥ 0,  complementary (no pull,
-//             inelastic; a point inside comes out at v_out = kernels::kMaxDepenetrationSpeed);
+//   normal:   max(g, −h v_out) + d + h n·(J q̇⁺) ≥ 0,  P_n ≥ 0,  complementary (no pull,
+//             inelastic; a point inside comes out at v_out = kernels::kMaxDepenetrationSpeed;
+//             d the point's drift, its normal motion beyond h J q̇ at the free rates);
 //   friction: the point's slip velocity zero while |P_t| < μ P_n, else P_t = −μ P_n along the
 //             slip (Coulomb, maximal dissipation).
 // A complementarity problem in the Delassus operator W = J A⁻¹ Jᵀ, solved by projected
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "common/colliders.hpp"
+#include "common/point_contacts.hpp"
 #include "reference/clamp_state.hpp"
 #include "reference/eigen_bridge.hpp"
 
@@ -34,6 +36,9 @@ struct PointContact {
   Eigen::MatrixXd jacobian;
   Eigen::Matrix3d directions;
   double gap = 0, friction = 0;
+  // The normal displacement over the step beyond its linearisation, n·(x(q + h q̇) − x(q) − h J q̇)
+  // at the free rates (m; kernels::ContactBlock, "the drift"); 0 where x is linear in q.
+  double drift = 0;
   Eigen::Vector3d velocity;
   int rows = 1;  // 1 (frictionless: the normal only) or 3
   int first_row = 0;
@@ -309,8 +314,8 @@ ImpulseReport apply_contact_impulses(const std::vector<PointContact>& found, dou
     const MatX dirs = c.directions.leftCols(c.rows);
     J.middleRows(c.first_row, c.rows) = dirs.transpose() * c.jacobian;
     Y.middleCols(c.first_row, c.rows) = respond(source[i], dirs);
-    b(c.first_row) = c.directions.col(0).dot(c.velocity) +
-                     std::max(c.gap, -h * kernels::kMaxDepenetrationSpeed) / h;
+    b(c.first_row) =
+        c.directions.col(0).dot(c.velocity) + kernels::normal_closing(c.gap, c.drift, h);
     if (c.rows == 3)
       b.segment<2>(c.first_row + 1) = c.directions.rightCols<2>().transpose() * c.velocity;
   }

@@ -402,10 +402,15 @@ StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<Ma
   ClothoidRod moving = rod;
   set_rates(moving, qdot);
   std::vector<reference::PointContact> contacts;
+  std::vector<int> point_of;            // each contact's quadrature point, in visiting order
+  std::vector<Vec3> linear_end;         // and where its linearised motion takes it: x + h J q̇₀
+  const VecX start_rates = rates(rod);  // q̇₀, the step's start rates (the drift's)
   const double margin = 0.01 * *std::min_element(rod.shape.length.begin(), rod.shape.length.end());
   // The obstacles where their motion puts them at the step's end (a head's colliders).
   const reference::Obstacles obstacles(rod.obstacle_motion, rod.time + h);
+  int point = 0;
   visit_points(moving, rod.time + h, [&](const Point& p) {
+    const int index = point++;
     if (p.arc < rod.contact_start) return;
     // The velocity against the obstacles' surfaces (they move together: one rigid motion).
     const Vec3 relative = p.velocity - obstacles.velocity(p.x);
@@ -415,8 +420,23 @@ StepReport resolve_contacts(const ClothoidRod& rod, const Eigen::PartialPivLU<Ma
                                              obstacles.pose())) {
         contact->mass = rod.linear_density * p.weight;
         contacts.push_back(*contact);
+        point_of.push_back(index);
+        linear_end.push_back(p.x + h * (p.J * start_rates));
       }
   });
+  // Each contact's drift (kernels::ContactBlock): its point on the coordinates q + h q̇₀ against
+  // its linearised motion (at the step's start rates: at the free ones a rod resting on a ball,
+  // whose free rates fall through it, drifted by micrometres that no rate change could meet at
+  // every one of its nearly dependent contact points, and PGS ran into its sweep cap).
+  if (!contacts.empty()) {
+    ClothoidRod reached = rod;
+    set_coordinates(reached, coordinates(rod) + h * start_rates);
+    std::vector<Vec3> at;
+    visit_points(reached, rod.time + h, [&](const Point& p) { at.push_back(p.x); });
+    for (std::size_t i = 0; i < contacts.size(); ++i)
+      contacts[i].drift =
+          contacts[i].directions.col(0).dot(at[std::size_t(point_of[i])] - linear_end[i]);
+  }
   const reference::ImpulseReport r = reference::apply_contact_impulses(
       contacts, h, rod.contact_sweeps,
       [&](std::size_t i, const MatX& forces) -> MatX {
