@@ -57,13 +57,12 @@ shake_fail_seconds=30
 printf '%-14s %-15s %-8s %8s %6s %-9s %11s %11s %11s %10s %9s\n' scene model precision strands \
   seconds status max_strain root_drift_m penetr_m speed_m_s wall_s
 failed=0
-# run_case SCENE NAME STRANDS DURATION MAX_STRAIN MAX_DRIFT MAX_PENETRATION [FAIL_SECONDS [REST]]:
+# run_case SCENE NAME STRANDS DURATION MAX_STRAIN MAX_DRIFT MAX_PENETRATION [FAIL_SECONDS]:
 # every model on it; with FAIL_SECONDS, a failed solve naming its strand and step within that many
-# seconds of stepping is a known limit, not a failure of the script; REST: the scene's hair.rest
-# (empty: the scene's).
+# seconds of stepping is a known limit, not a failure of the script.
 run_case() {
   local scene=$1 name=$2 n=$3 seconds=$4 strain_bound=$5 drift_bound=$6 pen_bound=$7
-  local fail_seconds=${8:-} rest=${9:-}
+  local fail_seconds=${8:-}
   local model dir start code wall s status strain drift pen speed ok named
   while IFS=$'\t' read -r model _ _; do
     dir=$out/$name/$model
@@ -71,7 +70,7 @@ run_case() {
     set +e
     timeout --kill-after=10 "$run_limit" "$hairsim" run "$root/scenes/stress/$scene" \
       --model "$model" --backend "$backend" --precision "$precision" --duration "$seconds" \
-      --out "$dir" --set "hair.generate.strands=$n" ${rest:+--set "hair.rest=$rest"} \
+      --out "$dir" --set "hair.generate.strands=$n" \
       >"$out.$name.$model.log" 2>&1
     code=$?
     set -e
@@ -106,13 +105,10 @@ run_case() {
     fi
   done < <("$hairsim" models --backend cpu)
 }
-# The soak's generated groom keeps its groomed rest (hair.rest) for now: held sag-free, the
-# clothoid's contacts let a vertex 1.56 mm into the head (bound 0.5 mm; 0.29 mm groomed), the
-# other models stay within it (measured 2026-11-29 on 40 strands, 2 s; on the earlier kinked
-# groom the Super-Helix's held curls also diverged). docs/architecture.md, "Sag-free rest shapes".
-soak_rest=groomed
-run_case soak.json soak "$strands" "$duration" "$max_strain" "$max_drift" "$max_penetration" "" \
-  "$soak_rest"
+# The soak's groom held sag-free (the hairstyle default, hair.rest): until the reduced models'
+# contacts took their points' drift (docs/models/super-helices.md, "Contacts") its jumps pressed
+# the clothoid's held wave troughs 1.56 mm into the head (2026-11-29; 0.29 mm groomed).
+run_case soak.json soak "$strands" "$duration" "$max_strain" "$max_drift" "$max_penetration"
 run_case violent_shake.json violent_shake "$shake_strands" "$shake_duration" "$shake_strain" \
   "$max_drift" "$shake_penetration" "$shake_fail_seconds"
 exit $failed
