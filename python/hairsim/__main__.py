@@ -31,6 +31,10 @@ def main(argv=None) -> int:
     except Error as e:
         print(f"hairsim: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("hairsim: sweep interrupted; run it again to continue (complete variants are "
+              "skipped, the others resume from their checkpoints)", file=sys.stderr)
+        return 130
     rows = table.to_dict("records") if hasattr(table, "to_dict") else table
     bad = [r for r in rows if r["status"] != "complete"]
     print(os.path.join(out, "sweep.csv"))

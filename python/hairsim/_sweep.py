@@ -12,6 +12,7 @@ says complete.
 """
 from __future__ import annotations
 
+import asyncio
 import csv
 import itertools
 import json
@@ -123,7 +124,8 @@ def load_spec(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"],
             raise _error(where, "must be a JSON object with scene, set and grid or variants")
     for field in doc:
         if field not in _SPEC_FIELDS:
-            raise _error(f"{where}: {field}", f"unknown field (a spec has {', '.join(_SPEC_FIELDS)})")
+            raise _error(f"{where}: {field}",
+                         f"unknown field (a spec has {', '.join(_SPEC_FIELDS)})")
 
     scene = doc.get("scene")
     if not isinstance(scene, str) or not scene:
@@ -166,7 +168,8 @@ def load_spec(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"],
         combos, keys, seen = [], [], {}
         for i, v in enumerate(variants):
             if not isinstance(v, dict):
-                raise _error(f"{where}: variants[{i}]", "must be an object of --set keys and values")
+                raise _error(f"{where}: variants[{i}]",
+                             "must be an object of --set keys and values")
             for k in v:
                 _check_key(f"{where}: variants[{i}]", k)
                 if k in common_values:
@@ -347,7 +350,10 @@ def _client(scheduler: Optional[str], local: Optional[int]):
 
     from distributed import Client, LocalCluster
     if scheduler:
-        return Client(scheduler), None
+        try:
+            return Client(scheduler), None  # distributed.comm.timeouts.connect: 30 s
+        except (OSError, ValueError) as e:  # unreachable, or not an address
+            raise _error("--scheduler", f"cannot connect to {scheduler} ({e})") from None
     n = local or os.cpu_count() or 1
     threads = max(1, (os.cpu_count() or 1) // n)
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
@@ -383,7 +389,10 @@ def _checked_folders(spec: Spec, out: str) -> List[bool]:
     return complete
 
 
-def sweep(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"], out: Union[str, "os.PathLike[str]"],
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def sweep(spec: Union[Mapping[str, Any], PathLike], out: PathLike,
           scheduler: Optional[str] = None, local: Optional[int] = None, client: Any = None,
           progress: Any = sys.stderr, progress_every: float = 10.0):
     """Runs every variant of a spec (a dict or a JSON file) on Dask, each into its own folder of
@@ -395,24 +404,33 @@ def sweep(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"], out: Union[st
     parsed = load_spec(spec)
     out = os.path.abspath(os.fspath(out))
     complete = _checked_folders(parsed, out)
-
-    os.makedirs(out, exist_ok=True)
-    _write_json(os.path.join(out, "sweep.json"), parsed.document)
-    results: Dict[int, dict] = {}
-    for v, done in zip(parsed.variants, complete):
-        folder = os.path.join(out, v.name)
-        if done:
-            summary = _read_json(os.path.join(folder, _STATUS_FILE)) or {}
-            results[v.index] = dict(summary, action="skipped", task_s=0.0)
-        else:
-            os.makedirs(folder, exist_ok=True)
-            _write_json(os.path.join(folder, _VARIANT_FILE), v.record(parsed.scene))
-    todo = [v for v in parsed.variants if v.index not in results]
-    meter = _Progress(len(parsed.variants), len(results), progress)
-    if todo:
-        _run_tasks(parsed, out, todo, results, meter, scheduler, local, client, progress_every)
-    else:  # nothing to run: no workers needed
-        meter.line(0)
+    todo = [v for v, done in zip(parsed.variants, complete) if not done]
+    owned = None  # the client and cluster this call starts, and stops
+    if todo and client is None:  # workers reached before anything is written
+        client, cluster = _client(scheduler, local)
+        owned = (client, cluster)
+    try:
+        os.makedirs(out, exist_ok=True)
+        _write_json(os.path.join(out, "sweep.json"), parsed.document)
+        results: Dict[int, dict] = {}
+        for v, done in zip(parsed.variants, complete):
+            folder = os.path.join(out, v.name)
+            if done:
+                summary = _read_json(os.path.join(folder, _STATUS_FILE)) or {}
+                results[v.index] = dict(summary, action="skipped", task_s=0.0)
+            else:
+                os.makedirs(folder, exist_ok=True)
+                _write_json(os.path.join(folder, _VARIANT_FILE), v.record(parsed.scene))
+        meter = _Progress(len(parsed.variants), len(results), progress)
+        if todo:
+            _run_tasks(client, parsed, out, todo, results, meter, progress_every)
+        else:  # nothing to run: no workers needed
+            meter.line(0)
+    finally:
+        if owned:
+            owned[0].close()
+            if owned[1] is not None:
+                owned[1].close()
 
     rows = [_row(v, results[v.index]) for v in parsed.variants]
     columns = _write_csv(os.path.join(out, "sweep.csv"), rows, parsed.keys)
@@ -427,42 +445,34 @@ def sweep(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"], out: Union[st
     return pandas.DataFrame(rows, columns=columns)
 
 
-def _run_tasks(spec: Spec, out: str, todo: List[Variant], results: Dict[int, dict],
-               meter: _Progress, scheduler, local, client, progress_every: float) -> None:
+def _run_tasks(client, spec: Spec, out: str, todo: List[Variant], results: Dict[int, dict],
+               meter: _Progress, progress_every: float) -> None:
     from distributed import wait
-    owned = None
-    if client is None:
-        client, cluster = _client(scheduler, local)
-        owned = (client, cluster)
     token = uuid.uuid4().hex[:8]
-    try:
-        futures = {}
-        for v in todo:
-            f = client.submit(run_variant, spec.scene, v.overrides, os.path.join(out, v.name),
-                              key=f"hairsim-{v.name}-{token}", pure=False)
-            futures[f] = v
-        pending = set(futures)
-        while pending:
-            try:
-                done = wait(pending, timeout=progress_every, return_when="FIRST_COMPLETED").done
-            except Exception:  # a timeout: a line anyway
-                done = set()
-            for f in done:
-                v = futures[f]
-                pending.discard(f)
-                if f.status == "finished":
-                    results[v.index] = f.result()
-                else:  # the worker died too often (KilledWorker) or the task raised
-                    e = f.exception()
-                    results[v.index] = {"status": "failed", "action": "ran",
-                                        "reason": f"{type(e).__name__}: {e}"}
-                meter.done += 1
-                meter.failed += results[v.index].get("status") != "complete"
-            keys = {f.key for f in pending}  # a dead worker's tasks may be listed twice
-            processing = {k for ks in client.processing().values() for k in ks}
-            meter.line(len(keys & processing))
-    finally:
-        if owned:
-            owned[0].close()
-            if owned[1] is not None:
-                owned[1].close()
+    futures = {}
+    for v in todo:
+        f = client.submit(run_variant, spec.scene, v.overrides, os.path.join(out, v.name),
+                          key=f"hairsim-{v.name}-{token}", pure=False)
+        futures[f] = v
+    pending = set(futures)
+    while pending:
+        try:
+            done = wait(pending, timeout=progress_every, return_when="FIRST_COMPLETED").done
+        except (TimeoutError, asyncio.TimeoutError):  # nothing finished: a line anyway
+            done = set()
+        for f in done:
+            v = futures[f]
+            pending.discard(f)
+            if f.status == "finished":
+                results[v.index] = f.result()
+            else:  # the worker died too often (KilledWorker) or the task raised
+                e = f.exception()
+                results[v.index] = {"status": "failed", "action": "ran",
+                                    "reason": f"{type(e).__name__}: {e}"}
+            meter.done += 1
+            meter.failed += results[v.index].get("status") != "complete"
+        keys = {f.key for f in pending}  # a dead worker's tasks may be listed twice
+        # Processing: sent to a worker, queued there or running; at most a task a thread runs.
+        processing = {k for ks in client.processing().values() for k in ks}
+        slots = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+        meter.line(min(len(keys & processing), slots))

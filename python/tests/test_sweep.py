@@ -72,7 +72,8 @@ def test_grid_completes_with_a_row_per_variant(grid_sweep):
     assert "4/4 done (0 failed, 0 skipped)" in result.stderr  # the progress lines
     rows = read_rows(out)
     assert len(rows) == 4
-    combos = [(e, f) for e in GRID["material.youngs_modulus"] for f in GRID["head.motion.frequency"]]
+    combos = [(e, f) for e in GRID["material.youngs_modulus"]
+              for f in GRID["head.motion.frequency"]]
     for row, (modulus, frequency) in zip(rows, combos):
         assert float(row["material.youngs_modulus"]) == modulus
         assert float(row["head.motion.frequency"]) == frequency
@@ -189,3 +190,19 @@ def test_bad_spec_is_refused_with_exit_2_and_nothing_written(tmp_path, spec, mes
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hairsim: error: ") and message in lines[0]
     assert not out.exists()
+
+
+def test_an_edited_spec_is_refused_in_the_old_folder(grid_sweep):
+    # The same grid with another "set": the same folder names, other runs: refused (exit 2,
+    # naming the folder; nothing there changes).
+    out, _ = grid_sweep
+    spec = out.parent / "edited.json"
+    spec.write_text(json.dumps({"scene": "scene.json", "set": {"time.frames": FRAMES // 2},
+                                "grid": GRID}))
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    result = subprocess.run([CLI, "sweep", str(spec), "--out", str(out)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.startswith("hairsim: error: --out: ")
+    assert "000-youngs_modulus=1e+09-frequency=1 holds another variant" in result.stderr
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
