@@ -18,6 +18,7 @@ import pytest
 
 import hairsim
 from hairsim import _hairsim
+from test_hairsim import small_scene
 
 pytest.importorskip("distributed", reason="python3-distributed (scripts/install-deps.sh)")
 # Debian's tornado 6.2 under distributed 2022.12 (a worker restarted after its kill).
@@ -25,15 +26,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:make_current is deprecated:Depre
 
 CLI = os.environ.get("HAIRSIM_CLI", "hairsim")
 FRAMES = 40
-SCENE = {
-    "backend": "cpu", "precision": "double",
-    "hair": {"generate": {"style": "wavy", "strands": 12, "seed": 5}, "vertices": 10},
-    "damping": 0.5,
-    "head": {"motion": {"type": "shake", "amplitude": 0.5, "frequency": 1.5},
-             "colliders": [{"shape": "ellipsoid", "radii": [0.075, 0.095, 0.095]}]},
-    "time": {"fps": 30, "frames": 10},
-    "output": {"frames": "ply", "png_every": 10, "width": 96, "height": 96},
-}
+# test_hairsim's 12 strands of 10 vertices on a shaking head, with frames and previews.
+SCENE = small_scene(output={"frames": "ply", "png_every": 10, "width": 96, "height": 96})
 GRID = {"material.youngs_modulus": [1e9, 3e9], "head.motion.frequency": [1, 2]}
 
 
