@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from . import Error, sweep
+from . import Error, RunFailure, sweep
 
 
 def main(argv=None) -> int:
@@ -31,6 +31,9 @@ def main(argv=None) -> int:
     except Error as e:
         print(f"hairsim: error: {e}", file=sys.stderr)
         return 2
+    except RunFailure as e:  # no workers: distributed missing, a LocalCluster that did not start
+        print(f"hairsim: failed: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("hairsim: sweep interrupted; run it again to continue (complete variants are "
               "skipped, the others resume from their checkpoints)", file=sys.stderr)

@@ -347,8 +347,11 @@ def _client(scheduler: Optional[str], local: Optional[int]):
     """(client, cluster): a scheduler's address, or a LocalCluster of `local` worker processes
     (default: one per core), one task at a time each, the cores shared out as OpenMP threads."""
     import logging
-
-    from distributed import Client, LocalCluster
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise RunFailure(f"sweep: needs Dask's distributed ({e}; Debian: python3-distributed, "
+                         "or pip install 'hairsim[sweep]')") from None
     if scheduler:
         try:
             return Client(scheduler), None  # distributed.comm.timeouts.connect: 30 s
