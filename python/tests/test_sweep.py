@@ -99,6 +99,17 @@ def test_contact_sheet_holds_every_last_preview(grid_sweep):
         np.testing.assert_array_equal(sheet[y:y + 96, x:x + 96], preview)
 
 
+def test_png_round_trip(tmp_path):
+    # The contact sheet's PNG input and output (libpng, src/render/png.cpp): every byte back;
+    # a file that is not a PNG raises Error naming it.
+    rgb = np.random.default_rng(4).integers(0, 256, size=(7, 11, 3), dtype=np.uint8)
+    _hairsim._write_png(str(tmp_path / "a.png"), rgb)
+    np.testing.assert_array_equal(_hairsim._read_png(str(tmp_path / "a.png")), rgb)
+    (tmp_path / "b.png").write_text("not a png")
+    with pytest.raises(hairsim.Error, match="b.png"):
+        _hairsim._read_png(str(tmp_path / "b.png"))
+
+
 def test_rerun_skips_the_finished_variants(grid_sweep):
     out, _ = grid_sweep
     before = {p: p.stat().st_mtime_ns for p in out.glob("*/summary.json")}
