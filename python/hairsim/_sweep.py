@@ -58,12 +58,12 @@ class Variant:
 
 
 class Spec:
-    """A spec checked completely (structure, the scene with every override) before anything is
-    written: ``where`` prefixes every error (the spec's file name)."""
+    """A spec as load_spec checked it: the scene's absolute path, the varied keys (sweep.csv's
+    columns) and the variants."""
 
-    def __init__(self, scene: str, common: List[str], keys: List[str], variants: List[Variant],
-                 document: dict, columns: int):
-        self.scene, self.common, self.keys, self.variants = scene, common, keys, variants
+    def __init__(self, scene: str, keys: List[str], variants: List[Variant], document: dict,
+                 columns: int):
+        self.scene, self.keys, self.variants = scene, keys, variants
         self.document = document  # the spec as resolved (the scene's absolute path)
         self.columns = columns  # of the contact sheet
 
@@ -138,7 +138,7 @@ def load_spec(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"],
     if not isinstance(common_values, dict):
         raise _error(f"{where}: set", "must be an object of --set keys and values")
     common = [_override(_check_key(f"{where}: set", k), v) for k, v in common_values.items()]
-    base = _check_scene(where, "set", scene, common)
+    base = _check_scene(where, "set" if common else "scene", scene, common)
 
     if ("grid" in doc) == ("variants" in doc):
         raise _error(f"{where}: grid", "give either grid (every combination) or variants (a list)")
@@ -193,7 +193,7 @@ def load_spec(spec: Union[Mapping[str, Any], str, "os.PathLike[str]"],
     out = [Variant(i, c, common + [_override(k, v) for k, v in c.items()],
                    _folder_name(i, width, c)) for i, c in enumerate(combos)]
     resolved = dict(doc, scene=scene)
-    return Spec(scene, common, keys, out, resolved, columns)
+    return Spec(scene, keys, out, resolved, columns)
 
 
 def _read_json(path: str) -> Optional[dict]:
