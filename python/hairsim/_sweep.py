@@ -238,7 +238,8 @@ def run_variant(scene: str, overrides: List[str], folder: str) -> dict:
                     raise
                 # A checkpoint this run cannot continue (another build): from the start.
                 summary = run(parsed, folder)
-                action, summary["notice"] = "restarted", f"not resumed: {e}"
+                notice = "; ".join(filter(None, [summary.get("notice"), f"not resumed: {e}"]))
+                action, summary["notice"] = "restarted", notice
         except RunFailure as e:
             summary = _read_json(summary_path) or {"status": "failed"}
             summary.setdefault("reason", str(e))
@@ -253,7 +254,7 @@ def run_variant(scene: str, overrides: List[str], folder: str) -> dict:
 # Columns of sweep.csv after the varied keys, then the summary's other scalars in its order.
 _FIRST_COLUMNS = ["status", "reason", "action", "wall_s", "task_s", "backend", "device",
                   "precision", "model", "frames", "frames_asked", "resumed_from_frame"]
-_NOT_COLUMNS = {"energy", "host", "pid", "notice", "mp4_note"}
+_NOT_COLUMNS = {"energy", "pid"}
 
 
 def _row(variant: Variant, result: Mapping[str, Any]) -> dict:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import hairsim
-from hairsim import _hairsim
+from hairsim import _hairsim, _sweep
 from test_hairsim import small_scene
 
 pytest.importorskip("distributed", reason="python3-distributed (scripts/install-deps.sh)")
@@ -161,6 +161,20 @@ def test_killed_worker_resumes_to_the_same_frames(tmp_path, grid_sweep):
     assert last_frame(folder) == last_frame(unkilled)
     energy = json.loads((folder / "summary.json").read_text())["energy"]
     assert energy == json.loads((unkilled / "summary.json").read_text())["energy"]
+
+
+def test_a_checkpoint_that_cannot_be_resumed_runs_again(tmp_path):
+    # The task itself, in this process: a variant stopped "running" whose checkpoint.bin is
+    # damaged (as another build's would be refused) runs from its start, saying why.
+    spec = _sweep.load_spec(write_spec(tmp_path, variants=[{"damping": 1.0}]))
+    folder = tmp_path / "variant"
+    folder.mkdir()
+    (folder / "summary.json").write_text(json.dumps({"status": "running", "frames": 4}))
+    (folder / "checkpoint.bin").write_bytes(b"not a checkpoint")
+    result = _sweep.run_variant(spec.scene, spec.variants[0].overrides, str(folder))
+    assert result["action"] == "restarted" and result["status"] == "complete"
+    assert result["checkpoint"]["resumed_from_frame"] == -1 and result["frames"] == FRAMES
+    assert "not resumed: " in result["notice"] and "checkpoint.bin" in result["notice"]
 
 
 def test_a_diverged_variant_is_recorded_and_the_others_go_on(tmp_path):
