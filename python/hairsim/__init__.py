@@ -325,10 +325,10 @@ def sweep(spec: Union[Mapping[str, Any], PathLike], out: PathLike, scheduler: Op
     or a ``client`` of your own. Returns a pandas DataFrame, one row per variant, as
     ``out/sweep.csv``: the varied keys' values, ``status`` and ``reason`` as the summary says
     them, ``action`` (ran, resumed, restarted, skipped), wall times, backend, device and the
-    summary's measures; ``out/contact_sheet.png`` shows every variant's last preview. A variant that fails
-    is a row saying so and the others go on; a worker that dies mid-task has its task run again,
-    resumed from the variant's last checkpoint; variants already complete in ``out`` are
-    skipped. Progress lines go to ``progress`` (a stream; None: none). Raises :class:`Error`
+    summary's measures; ``out/contact_sheet.png`` shows every variant's last preview. A variant
+    that fails is a row saying so and the others go on; a worker that dies mid-task has its task
+    run again, resumed from the variant's last checkpoint; variants already complete in ``out``
+    are skipped. Progress lines go to ``progress`` (a stream; None: none). Raises :class:`Error`
     naming the file and field for a bad spec, before anything is written."""
     import sys as _sys
 
