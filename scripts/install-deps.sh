@@ -12,6 +12,7 @@ packages=(
   libpng-dev
   jq python3 ffmpeg
   python3-dev pybind11-dev python3-numpy python3-pytest
+  python3-distributed python3-pandas  # hairsim sweep (docs/cluster.md)
 )
 
 missing=()

@@ -49,5 +49,8 @@ Vec3 parse_axis(std::string_view text, const std::string& where = "--up");
 Image render(const StrandSet& strands, const TriangleMesh* head, const RenderOptions& options);
 // Writes an 8-bit RGB PNG (temporary file + rename).
 void write_png(const std::filesystem::path& path, const Image& image);
+// Reads a PNG as 8-bit RGB (the sweep's contact sheet, python/hairsim/_sweep.py); throws Error
+// naming the file when it cannot.
+Image read_png(const std::filesystem::path& path);
 
 }  // namespace hairsim

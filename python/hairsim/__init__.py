@@ -32,7 +32,7 @@ from ._hairsim import Error, RunFailure  # noqa: E402
 
 __all__ = [
     "Error", "RunFailure", "read_strands", "write_strands", "generate", "models", "backends",
-    "devices", "Scene", "Simulator", "run", "bench",
+    "devices", "Scene", "Simulator", "run", "bench", "sweep",
 ]
 
 PathLike = Union[str, "_os.PathLike[str]"]
@@ -309,4 +309,31 @@ def bench(model: str = "der", backend: str = "cpu", precision: str = "float",
                                        _integer("strands", strands, -_INT_MAX, _INT_MAX),
                                        _integer("vertices", vertices, -_INT_MAX, _INT_MAX),
                                        _integer("steps", steps, -_INT_MAX, _INT_MAX)))
+
+
+def sweep(spec: Union[Mapping[str, Any], PathLike], out: PathLike, scheduler: Optional[str] = None,
+          local: Optional[int] = None, client: Any = None, progress: Any = "stderr",
+          progress_every: float = 10.0):
+    """Run every variant of a spec on Dask's ``distributed``, each as one task running
+    :func:`run` into its own folder of ``out`` (docs/cluster.md).
+
+    ``spec``: a dict or a JSON file with ``"scene"`` (the base scene's path, relative to the
+    spec's folder; a dict's to the current one), ``"set"`` (``--set`` keys and values for every
+    variant) and either ``"grid"`` (keys and lists of values: every combination) or
+    ``"variants"`` (a list of ``--set`` objects). Workers: ``scheduler`` (a running scheduler's
+    address), ``local`` (a LocalCluster of that many worker processes; default one per core)
+    or a ``client`` of your own. Returns a pandas DataFrame, one row per variant, as
+    ``out/sweep.csv``: the varied keys' values, ``status`` and ``reason`` as the summary says
+    them, ``action`` (ran, resumed, restarted, skipped), wall times, backend, device and the
+    summary's measures; ``out/contact_sheet.png`` shows every variant's last preview. A variant
+    that fails is a row saying so and the others go on; a worker that dies mid-task has its task
+    run again, resumed from the variant's last checkpoint; variants already complete in ``out``
+    are skipped. Progress lines go to ``progress`` (a stream; None: none). Raises :class:`Error`
+    naming the file and field for a bad spec, before anything is written."""
+    import sys as _sys
+
+    from . import _sweep
+    stream = _sys.stderr if progress == "stderr" else progress
+    return _sweep.sweep(spec, out, scheduler=scheduler, local=local, client=client,
+                        progress=stream, progress_every=progress_every)
 

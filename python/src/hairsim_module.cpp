@@ -6,8 +6,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -25,6 +27,7 @@
 #include "hairsim/generate.hpp"
 #include "hairsim/io.hpp"
 #include "hairsim/motion.hpp"
+#include "hairsim/render.hpp"
 #include "hairsim/simulator.hpp"
 #include "hairsim/units.hpp"
 #include "scene/scene_document.hpp"
@@ -379,4 +382,29 @@ PYBIND11_MODULE(_hairsim, m) {
       },
       py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("integrator"),
       py::arg("collisions"), py::arg("strands"), py::arg("vertices"), py::arg("steps"));
+
+  // PNG in and out through the renderer's libpng code (the sweep's contact sheet).
+  m.def(
+      "_read_png",
+      [](const std::string& path) {
+        const Image image = read_png(path);
+        py::array_t<std::uint8_t> a(
+            {py::ssize_t(image.height), py::ssize_t(image.width), py::ssize_t(3)});
+        std::copy(image.rgb.begin(), image.rgb.end(), a.mutable_data());
+        return a;
+      },
+      py::arg("path"));
+  m.def(
+      "_write_png",
+      [](const std::string& path,
+         const py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>& rgb) {
+        if (rgb.ndim() != 3 || rgb.shape(2) != 3)
+          throw Error("rgb", "must be an array of shape (height, width, 3)");
+        Image image;
+        image.height = int(rgb.shape(0));
+        image.width = int(rgb.shape(1));
+        image.rgb.assign(rgb.data(), rgb.data() + rgb.size());
+        write_png(path, image);
+      },
+      py::arg("path"), py::arg("rgb"));
 }

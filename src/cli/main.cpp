@@ -5,13 +5,19 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
 
 #include "engine/bench.hpp"
 #include "engine/devices.hpp"
@@ -461,7 +467,38 @@ int cmd_bench(const BenchArgs& a) {
   return any_failed ? kExitFailure : 0;
 }
 
+#ifndef HAIRSIM_PYTHON_EXECUTABLE
+#define HAIRSIM_PYTHON_EXECUTABLE "python3"
+#endif
+
+// `hairsim sweep ...` is the Python package's verb (python/hairsim/_sweep.py, on Dask;
+// docs/cluster.md), handed over with its arguments to `python3 -m hairsim sweep`: the
+// interpreter the package was built for (or $HAIRSIM_PYTHON), the build's package first on
+// PYTHONPATH (<build>/src/hairsim beside <build>/python/hairsim); an installed one (pip install .)
+// Python finds itself.
+int cmd_sweep(int argc, char** argv) {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path package = exe.parent_path().parent_path() / "python";
+  if (!ec && std::filesystem::is_regular_file(package / "hairsim" / "__init__.py", ec)) {
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string path = package.string() + (old && *old ? ":" + std::string(old) : "");
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
+  const char* python = std::getenv("HAIRSIM_PYTHON");
+  if (!python || !*python) python = HAIRSIM_PYTHON_EXECUTABLE;
+  std::vector<char*> args{const_cast<char*>(python), const_cast<char*>("-m"),
+                          const_cast<char*>("hairsim")};
+  args.insert(args.end(), argv + 1, argv + argc);
+  args.push_back(nullptr);
+  execvp(python, args.data());
+  std::cerr << "hairsim: failed: sweep runs in Python: cannot start " << python << " ("
+            << std::strerror(errno) << "; $HAIRSIM_PYTHON names another interpreter)\n";
+  return kExitFailure;
+}
+
 int run(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "sweep") return cmd_sweep(argc, argv);
   CLI::App app{"hairsim: elastic-rod hair simulation (strand files, previews, generators)"};
   app.require_subcommand(1);
   const std::string units_help = "length unit of the numbers in the file: m, cm or mm";
@@ -579,6 +616,11 @@ int run(int argc, char** argv) {
   bench->add_option("--time-limit", bench_args.time_limit,
                     "skip every case once the command has run this many seconds (0: no limit)");
   bench->add_option("--json", bench_args.json, "also write the rows to this .json file");
+
+  // Listed for --help only: run() hands `sweep` to Python before parsing.
+  app.add_subcommand("sweep",
+                     "Run many variants of a scene on Dask: SPEC.json [--scheduler ADDRESS | "
+                     "--local N] --out DIR (python3 -m hairsim sweep, docs/cluster.md)");
 
   auto* devices_cmd = app.add_subcommand(
       "devices", "Print the CPU and CUDA devices this build can use, as JSON (docs/gpu.md)");

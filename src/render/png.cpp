@@ -1,4 +1,5 @@
-// PNG output through libpng, into memory, then written atomically.
+// PNG output through libpng, into memory, then written atomically; and PNG input (any PNG as
+// 8-bit RGB) through libpng's simplified API.
 #include <png.h>
 
 #include "hairsim/render.hpp"
@@ -41,6 +42,23 @@ void write_png(const std::filesystem::path& path, const Image& image) {
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
   io::write_file_atomically(path, bytes);
+}
+
+Image read_png(const std::filesystem::path& path) {
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&png, path.c_str()))
+    throw Error(file_location(path), std::string("cannot read the PNG (") + png.message + ")");
+  png.format = PNG_FORMAT_RGB;  // any colour type and depth, converted to 8-bit RGB
+  Image image;
+  image.width = int(png.width);
+  image.height = int(png.height);
+  image.rgb.resize(PNG_IMAGE_SIZE(png));
+  if (!png_image_finish_read(&png, nullptr, image.rgb.data(), 0, nullptr)) {
+    png_image_free(&png);
+    throw Error(file_location(path), std::string("cannot decode the PNG (") + png.message + ")");
+  }
+  return image;
 }
 
 }  // namespace hairsim
