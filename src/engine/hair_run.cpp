@@ -609,6 +609,19 @@ class HairRun {
   HairRun(const HairScene& sc, const std::filesystem::path& out, const RunControl& control)
       : sc_(sc), out_(out), control_(control) {}
 
+  // A sag-free setup that could not hold every strand says so on the run's stream: those strands
+  // sag from the first step, which a user who asked for the groom to stay would not expect.
+  void note_strands_not_held() const {
+    if (!control_.progress) return;
+    for (const auto& [name, value] : sim_->setup_measures())
+      if (name == "rest_strands_not_held" && value > 0)
+        *control_.progress << "notice: " << value << " of " << sim_->strands()
+                           << " strands cannot be held as groomed (held, they would buckle, or "
+                              "no rest shape balances them: docs/architecture.md, \"Sag-free rest "
+                              "shapes\"); they keep their groomed rest and sag\n"
+                           << std::flush;
+  }
+
   HairRunResult run() {
     try {
       // The setup's progress (the reduced models' fits) on the run's stream.
@@ -624,6 +637,7 @@ class HairRun {
     }
     vertices_ = sim_->vertices();
     device_ = sim_->device();
+    note_strands_not_held();
     std::filesystem::create_directories(out_);
     std::vector<Vec3> x, v;
     sim_->positions(x);

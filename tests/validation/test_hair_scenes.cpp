@@ -227,6 +227,36 @@ TEST(HairScenes, ReducedModelsKeepJumpingHairOutOfTheHead) {
   }
 }
 
+TEST(HairScenes, StrandsASagFreeSetupCannotHoldAreNamedOnTheStream) {
+  // 20 generated straight strands of 25 cm on a still head, held sag-free (the hairstyle
+  // default): the long ones draped over the crown would buckle held (docs/architecture.md,
+  // "Sag-free rest shapes"; 11 of these 20 on DER, measured) and keep their groomed rest. The run
+  // says how many on its stream, the count the summary reports; a groomed rest says nothing.
+  ScratchDir dir;
+  const nlohmann::json scene = {
+      {"hair",
+       {{"generate", {{"style", "straight"}, {"strands", 20}, {"length", 0.25}, {"seed", 3}}},
+        {"vertices", 24}}},
+      {"head",
+       {{"motion", {{"type", "still"}}},
+        {"colliders", {{{"shape", "ellipsoid"}, {"radii", {0.075, 0.095, 0.095}}}}}}},
+      {"time", {{"fps", 30}, {"frames", 1}}}};
+  const auto path = write_scene(dir, scene);
+  const auto held =
+      run_cli("run '" + path.string() + "' --out '" + (dir / "h").string() + "'", dir);
+  ASSERT_EQ(held.exit_code, 0) << held.err;
+  const auto not_held = read_json(dir / "h" / "summary.json")["setup"]["rest_strands_not_held"];
+  EXPECT_GT(not_held.get<double>(), 0);
+  const std::string line =
+      "notice: " + std::to_string(not_held.get<int>()) + " of 20 strands cannot be held as groomed";
+  EXPECT_NE((held.out + held.err).find(line), std::string::npos) << held.out << held.err;
+  const auto groomed = run_cli(
+      "run '" + path.string() + "' --set hair.rest=groomed --out '" + (dir / "g").string() + "'",
+      dir);
+  ASSERT_EQ(groomed.exit_code, 0) << groomed.err;
+  EXPECT_EQ((groomed.out + groomed.err).find("cannot be held"), std::string::npos);
+}
+
 TEST(HairScenes, CosseratModelRunsTheSceneLikeDer) {
   // The small scene (mesh head and sphere, shaking ±0.6 rad at 1.5 Hz) cut to 40 strands and 0.4
   // s, run by both models on the cpu backend in float.
