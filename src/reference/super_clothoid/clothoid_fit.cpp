@@ -86,10 +86,10 @@ kernels::SignedDistance<double> distance_to(const kernels::Collider<double>& c, 
 double depth(const SuperClothoid& rod, const std::vector<double>& samples,
              std::span<const kernels::Collider<double>> colliders) {
   double deepest = 0;
-  const std::vector<FrameJacobian> f = frame_jacobians(rod, samples);
+  const std::vector<PointJacobian> f = point_jacobians(rod, samples);
   for (std::size_t j = 1; j < f.size(); ++j)
     for (const kernels::Collider<double>& c : colliders)
-      deepest = std::max(deepest, -distance_to(c, f[j].frame.r).distance);
+      deepest = std::max(deepest, -distance_to(c, f[j].x).distance);
   return deepest;
 }
 
@@ -120,9 +120,9 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
         r.setConstant(1e3);  // a step Levenberg-Marquardt rejects
         return;
       }
-    std::vector<FrameJacobian> f;
+    std::vector<PointJacobian> f;
     try {
-      f = frame_jacobians(rod, samples);
+      f = point_jacobians(rod, samples);
     } catch (const RunFailure&) {  // a trial the series cannot sum (too many APS pieces)
       r.setConstant(1e3);
       return;
@@ -130,8 +130,8 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
     // ∂x/∂q of sample j: the series' columns, then the root rotation's.
     auto position_jacobian = [&](std::size_t j) {
       Eigen::Matrix<double, 3, Eigen::Dynamic> dx(3, n);
-      for (int q = 0; q + 3 < n; ++q) dx.col(q) = f[j].dr[std::size_t(q)];
-      const Vec3 d = f[j].frame.r - rod.root.r;
+      dx.leftCols(n - 3) = f[j].J;
+      const Vec3 d = f[j].x - rod.root.r;
       Mat3 cross;
       cross << 0, -d.z(), d.y(), d.z(), 0, -d.x(), -d.y(), d.x(), 0;
       dx.rightCols<3>() = -cross;
@@ -139,13 +139,13 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
     };
     for (std::size_t i = 0; i < points.size(); ++i) {
       const std::size_t j = at.of_point[i];
-      r.segment<3>(3 * Eigen::Index(i)) = f[j].frame.r - points[i];
+      r.segment<3>(3 * Eigen::Index(i)) = f[j].x - points[i];
       jac.middleRows<3>(3 * Eigen::Index(i)) = position_jacobian(j);
     }
     Eigen::Index row = point_rows;
     for (std::size_t j = 0; j < samples.size(); ++j)
       for (const kernels::Collider<double>& c : obstacles.colliders) {
-        const kernels::SignedDistance<double> d = distance_to(c, f[j].frame.r);
+        const kernels::SignedDistance<double> d = distance_to(c, f[j].x);
         if (j > 0 && d.distance < obstacles.clearance) {  // the root is where the strand is
           const Vec3 normal(d.normal.x, d.normal.y, d.normal.z);
           r(row) = obstacles.weight * (d.distance - obstacles.clearance);
