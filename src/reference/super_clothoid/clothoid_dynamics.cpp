@@ -208,8 +208,8 @@ void add_piece(ElementIntegrals& in, const ClothoidRod& rod, const Mat3& R0,
     for (Eigen::Index m = 0; m < wide; ++m) hilbert(k, m) = h / double(k + m + 1);
   // lazyProduct: small products, kept out of Eigen's OpenMP-parallel GEMM (which, on a loaded
   // 2-core machine, spent 65 % of a hairstyle step's time spinning and dispatching).
-  const MatX with_force =
-      MatX(x.lazyProduct(hilbert.leftCols(nf))).lazyProduct(force.transpose());  // ∫ x (R0ᵀ f)ᵀ
+  // ∫ x (R0ᵀ f)ᵀ = X (H Fᵀ), H Fᵀ first (n x 3): a fifth of (X H) Fᵀ's products.
+  const MatX with_force = x.lazyProduct(MatX(hilbert.leftCols(nf).lazyProduct(force.transpose())));
   in.f += R0 * (force * hilbert.row(0).head(nf).transpose());
   in.pf += with_force.topRows<3>() * R0.transpose();
   for (int c = 0; c < 6; ++c) in.df(c) += with_force.block<3, 3>(3 + 3 * c, 0).trace();
