@@ -307,13 +307,18 @@ ClothoidFit fit_from_transport(const std::vector<Vec3>& points, const std::vecto
   return fit;
 }
 
-// Coarse to fine: one element from the transport curvature read at its ends (averaged over the
-// element, a helix's would cancel), then each fit with twice the elements started from the
-// previous one's piecewise affine curvature at its nodes (the same curve when the count is
-// even), polished at every level.
+// Coarse to fine: one element from the transport or the turning curvature read at its ends
+// (averaged over the element, a helix's would cancel), the closer of the two (Bangs_100's
+// strand 1, its points 9 mm inside the head mesh: 1.03 mm from the transport's, 0.74 mm from the
+// turning's), then each fit with twice the elements started from the previous one's piecewise
+// affine curvature at its nodes (the same curve when the count is even), polished at every level.
 ClothoidFit fit_coarse_to_fine(const std::vector<Vec3>& points, const std::vector<double>& s,
                                int elements, const Summation& summation) {
-  if (elements == 1) return fit_from_transport(points, s, 1, summation, Start::transport);
+  if (elements == 1) {
+    ClothoidFit transport = fit_from_transport(points, s, 1, summation, Start::transport);
+    ClothoidFit turning = fit_from_transport(points, s, 1, summation, Start::turning);
+    return turning.max_error < transport.max_error ? turning : transport;
+  }
   const ClothoidFit coarse = fit_coarse_to_fine(points, s, elements / 2, summation);
   std::vector<double> node_arcs{0};
   for (double l : coarse.shape.length) node_arcs.push_back(node_arcs.back() + l);
