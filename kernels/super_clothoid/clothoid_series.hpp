@@ -270,6 +270,28 @@ HS_HD bool expand_piece_within(ClothoidState<T, C>& x, T& h, const PieceCurvatur
   }
 }
 
+// A point of an APS piece in the frame the piece is summed in (an element's own): its position,
+// its derivatives in the C directions and its velocity; or one general term of their series.
+template <class T, int C>
+struct ClothoidPoint {
+  Vector3<T> r, d[C], v;
+};
+
+// The point at t = τh of a piece of length h from the `terms` scaled centreline terms
+// x̃n = xn hⁿ that expand_piece records summing it to h (term 0 the piece's start): Σ x̃n τⁿ by
+// Horner, the same series (Theorem 1) summed at a shorter length, whose terms are smaller still
+// (τ ≤ 1). One expansion a piece serves all its points (the kernels' output and quadrature
+// points, the reference fit's samples) instead of one a point.
+template <class T, int C>
+HS_HD ClothoidPoint<T, C> point_of_piece(const ClothoidPoint<T, C>* term, int terms, T tau) {
+  ClothoidPoint<T, C> point = term[terms - 1];
+  for (int n = terms - 1; n-- > 0;) {
+    point.r = tau * point.r + term[n].r, point.v = tau * point.v + term[n].v;
+    for (int c = 0; c < C; ++c) point.d[c] = tau * point.d[c] + term[n].d[c];
+  }
+  return point;
+}
+
 // The Cauchy product of two series of scaled terms (na and nb of them) under a bilinear `op`:
 // the na + nb − 1 terms c̃n = Σk+m=n op(ãk, b̃m) written to `c` (Fig. 7).
 template <class A, class B, class C, class Op>

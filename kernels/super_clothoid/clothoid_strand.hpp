@@ -161,20 +161,13 @@ HS_HD inline ClampMotion<Real> clamp_motion(const Clamp& c) {
   return m;
 }
 
-// A point of an element in the element's own frame: its position, its derivatives in the
-// element's C coordinates and its velocity (what the contacts and the output points read).
-template <class T, int C>
-struct ClothoidPoint {
-  Vector3<T> r, d[C], v;
-};
-
 // Element i's own state (from an identity start) at `count` ascending lengths u(j) < ℓ, visit(j,
 // point), and at its end, returned. The series summed piece after piece (APS, bound M) in one walk
 // along the element, each piece expanded once to its end: its centreline terms are scaled to the
-// piece's length h, so a point at t = τh in it is Σ x̃n τⁿ (Horner), the same series (Theorem 1)
-// summed at a shorter length, whose terms are smaller still (τ ≤ 1). With `Moving`, its motion as
-// its node curvatures move at their rates (the velocity and the velocity-product acceleration);
-// with C = 6, its derivatives in its six coordinates (κ̂i then κ̂i+1); with C = 1, none.
+// piece's length h, so a point at t = τh in it is Σ x̃n τⁿ (point_of_piece). With `Moving`, its
+// motion as its node curvatures move at their rates (the velocity and the velocity-product
+// acceleration); with C = 6, its derivatives in its six coordinates (κ̂i then κ̂i+1); with C = 1,
+// none.
 template <bool Moving, int C, class Length, class Visit>
 HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int count, Length&& u_of,
                                             const Loads<Real>& loads, Visit&& visit) {
@@ -204,12 +197,7 @@ HS_HD ClothoidState<Real, C> element_states(const StrandState& s, int i, int cou
       const Real u = u_of(j);
       if (!(u < sigma + h) && sigma + h < ell) break;  // in a later piece
       const Real tau = (u > sigma ? u - sigma : Real(0)) / h;
-      ClothoidPoint<Real, C> point = term[terms - 1];
-      for (int n = terms - 1; n-- > 0;) {
-        point.r = tau * point.r + term[n].r, point.v = tau * point.v + term[n].v;
-        for (int c = 0; c < C; ++c) point.d[c] = tau * point.d[c] + term[n].d[c];
-      }
-      visit(j, point);
+      visit(j, point_of_piece(term, terms, tau));
     }
     sigma += h;
   }

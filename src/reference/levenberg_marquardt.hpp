@@ -2,7 +2,8 @@
 // Levenberg-Marquardt for the references' least-squares fits (rest polylines fitted by helical or
 // clothoid elements): minimises ‖r(k)‖² from `get()`, with the damping λ diag(JᵀJ) quartered
 // after a step that lowers ‖r‖ and multiplied by 8 after one that does not; stops when a step
-// gains less than 1e-13 of ‖r‖, after 200 steps, or when λ passes 1e12. `residual(r, J)` fills
+// gains less than `min_gain` of ‖r‖ (by default 1e-13: round-off), after 200 steps, or when λ
+// passes 1e12. `residual(r, J)` fills
 // r and its Jacobian at the current parameters; `set(k)` sets them. Returns the final r.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
@@ -11,7 +12,8 @@
 namespace hairsim::reference {
 
 template <class Get, class Set, class Residual>
-Eigen::VectorXd levenberg_marquardt(Get&& get, Set&& set, Residual&& residual) {
+Eigen::VectorXd levenberg_marquardt(Get&& get, Set&& set, Residual&& residual,
+                                    double min_gain = 1e-13) {
   using VecX = Eigen::VectorXd;
   using MatX = Eigen::MatrixXd;
   VecX r, r_next;
@@ -28,7 +30,7 @@ Eigen::VectorXd levenberg_marquardt(Get&& get, Set&& set, Residual&& residual) {
     set(VecX(k - a.ldlt().solve(jac.transpose() * r)));
     residual(r_next, jac_next);
     if (r_next.norm() < r.norm()) {
-      const bool small_gain = r.norm() - r_next.norm() < 1e-13 * r.norm();
+      const bool small_gain = r.norm() - r_next.norm() < min_gain * r.norm();
       r = r_next, jac = jac_next, lambda = std::max(lambda / 4, 1e-12);
       if (small_gain) break;
     } else {

@@ -187,9 +187,10 @@ void add_gusts(ElementIntegrals& in, const ClothoidRod& rod, const Vec3& r0, con
 // A piece's share. Every integral is one of a product of two series, the Cauchy product
 // integrated term by term: ∫₀ʰ a bᵀ = h Σk,m ãk b̃mᵀ / (k + m + 1) (§7.1, Fig. 7), for all pairs
 // at once as h X H Yᵀ with X, Y the series' terms as columns and H the Hilbert matrix
-// Hkm = 1/(k + m + 1).
+// Hkm = 1/(k + m + 1). Without `with_mass`, the forces' integrals alone.
 void add_piece(ElementIntegrals& in, const ClothoidRod& rod, const Mat3& R0,
-               const ChainMotion& start, const ClothoidElement::PieceSeries& piece) {
+               const ChainMotion& start, const ClothoidElement::PieceSeries& piece,
+               bool with_mass) {
   const double h = piece.length;
   const Eigen::Index n = Eigen::Index(piece.r.size());
   const std::vector<Vec3> f = force_series(rod, R0, start, piece);
@@ -207,18 +208,19 @@ void add_piece(ElementIntegrals& in, const ClothoidRod& rod, const Mat3& R0,
     for (Eigen::Index m = 0; m < wide; ++m) hilbert(k, m) = h / double(k + m + 1);
   // lazyProduct: small products, kept out of Eigen's OpenMP-parallel GEMM (which, on a loaded
   // 2-core machine, spent 65 % of a hairstyle step's time spinning and dispatching).
+  // ∫ x (R0ᵀ f)ᵀ = X (H Fᵀ), H Fᵀ first (n x 3): a fifth of (X H) Fᵀ's products.
+  const MatX with_force = x.lazyProduct(MatX(hilbert.leftCols(nf).lazyProduct(force.transpose())));
+  in.f += R0 * (force * hilbert.row(0).head(nf).transpose());
+  in.pf += with_force.topRows<3>() * R0.transpose();
+  for (int c = 0; c < 6; ++c) in.df(c) += with_force.block<3, 3>(3 + 3 * c, 0).trace();
+  if (!with_mass) return;
   const MatX xh = x.lazyProduct(hilbert.leftCols(n));
   const MatX gram = xh.lazyProduct(x.transpose());  // ∫ x xᵀ
-  const MatX with_force =
-      MatX(x.lazyProduct(hilbert.leftCols(nf))).lazyProduct(force.transpose());  // ∫ x (R0ᵀ f)ᵀ
-  in.p += xh.topRows<3>().col(0);  // ∫ x = h Σ x̃k/(k + 1): H's first column
-  in.f += R0 * (force * hilbert.row(0).head(nf).transpose());
+  in.p += xh.topRows<3>().col(0);                   // ∫ x = h Σ x̃k/(k + 1): H's first column
   in.pp += gram.topLeftCorner<3, 3>();
-  in.pf += with_force.topRows<3>() * R0.transpose();
   for (int c = 0; c < 6; ++c) {
     in.d[c] += xh.middleRows<3>(3 + 3 * c).col(0);
     in.pd[c] += gram.block<3, 3>(0, 3 + 3 * c);
-    in.df(c) += with_force.block<3, 3>(3 + 3 * c, 0).trace();
     for (int e = 0; e <= c; ++e) in.dd(c, e) += gram.block<3, 3>(3 + 3 * c, 3 + 3 * e).trace();
   }
 }
@@ -228,8 +230,9 @@ void add_piece(ElementIntegrals& in, const ClothoidRod& rod, const Mat3& R0,
 // own derivatives placed at its six coordinates by S),
 //   ∫ Jᵀ J = ℓ UᵀU + Σj ∫pj (UᵀVj + VjᵀU) + Σjk ∫pj pk VjᵀVk + the element's rows and columns,
 //   ∫ Jᵀ f = Uᵀ∫f + Σj Vjᵀ ∫pj f + S ∫ D·R0ᵀ f.
+// Without `with_mass`, the forces alone.
 void assemble(Dynamics& d, const ElementIntegrals& in, const FrameJacobian& start, double length,
-              double rho, int i) {
+              double rho, int i, bool with_mass) {
   const int m = 3 * i + 3;  // the coordinates that move the element's start: nodes 0..i
   MatX U(3, m), V[3];
   for (int j = 0; j < 3; ++j) V[j].resize(3, m);
@@ -237,16 +240,18 @@ void assemble(Dynamics& d, const ElementIntegrals& in, const FrameJacobian& star
     U.col(q) = start.dr[std::size_t(q)];
     for (int j = 0; j < 3; ++j) V[j].col(q) = start.dR[std::size_t(q)].col(j);
   }
-  MatX mass = length * U.transpose() * U;
   MatX force = U.transpose() * in.f;
+  for (int j = 0; j < 3; ++j) force += V[j].transpose() * in.pf.row(j).transpose();
+  d.forces.head(m) += force;
+  for (int c = 0; c < 6; ++c) d.forces(3 * i + c) += in.df(c);
+  if (!with_mass) return;
+  MatX mass = length * U.transpose() * U;
   for (int j = 0; j < 3; ++j) {
     const MatX uv = U.transpose() * V[j];
     mass += in.p(j) * (uv + uv.transpose());
     for (int k = 0; k < 3; ++k) mass += in.pp(j, k) * V[j].transpose() * V[k];
-    force += V[j].transpose() * in.pf.row(j).transpose();
   }
   d.mass.topLeftCorner(m, m) += rho * mass;
-  d.forces.head(m) += force;
   // The element's own columns: ∫ J_qᵀ R0 dc = u_q·R0 ∫dc + Σj V_j,q·R0 ∫pj dc.
   const Mat3& R0 = start.frame.R;
   for (int c = 0; c < 6; ++c) {
@@ -257,14 +262,14 @@ void assemble(Dynamics& d, const ElementIntegrals& in, const FrameJacobian& star
     d.mass.row(col).head(m) += rho * cross.transpose();
     for (int e = 0; e < 6; ++e)
       d.mass(col, 3 * i + e) += rho * (e <= c ? in.dd(c, e) : in.dd(e, c));
-    d.forces(col) += in.df(c);
   }
 }
 
-// M and the forces by the series (§7.1): each element's integrals from its pieces' terms.
-Dynamics series_dynamics(const ClothoidRod& rod, double t) {
+// M and the forces by the series (§7.1): each element's integrals from its pieces' terms; without
+// `with_mass`, the forces alone (M left empty).
+Dynamics series_dynamics(const ClothoidRod& rod, double t, bool with_mass) {
   const int n = 3 * int(rod.shape.node_curvature.size());
-  Dynamics d{MatX::Zero(n, n), VecX::Zero(n)};
+  Dynamics d{with_mass ? MatX::Zero(n, n) : MatX(), VecX::Zero(n)};
   const std::vector<ClothoidElement> elements = chain(rod.shape);
   ChainWalk walk = chain_start(rod, t);
   for (int i = 0; i < rod.shape.elements(); ++i) {
@@ -273,10 +278,10 @@ Dynamics series_dynamics(const ClothoidRod& rod, double t) {
     const ClothoidElement::State end =
         e.expand(rod.curvature_rate[std::size_t(i)], rod.curvature_rate[std::size_t(i) + 1],
                  [&](const ClothoidElement::PieceSeries& piece) {
-                   add_piece(in, rod, walk.start.frame.R, walk.motion, piece);
+                   add_piece(in, rod, walk.start.frame.R, walk.motion, piece, with_mass);
                    add_gusts(in, rod, walk.start.frame.r, walk.start.frame.R, piece, t);
                  });
-    assemble(d, in, walk.start, e.length(), rod.linear_density, i);
+    assemble(d, in, walk.start, e.length(), rod.linear_density, i, with_mass);
     if (i + 1 == rod.shape.elements()) {
       MatX J;
       compose_point_jacobian(walk.start, end, i, J);
@@ -338,7 +343,7 @@ MatX stiffness_matrix(const ClothoidRod& rod) {
 }
 
 Dynamics dynamics(const ClothoidRod& rod, double t) {
-  if (rod.integration == Integration::series) return series_dynamics(rod, t);
+  if (rod.integration == Integration::series) return series_dynamics(rod, t, true);
   // The same integrals by Gauss-Legendre quadrature.
   const int n = 3 * int(rod.shape.node_curvature.size());
   Dynamics d{MatX::Zero(n, n), VecX::Zero(n)};
@@ -360,6 +365,11 @@ Dynamics dynamics(const ClothoidRod& rod, double t) {
   return d;
 }
 
+VecX generalized_forces(const ClothoidRod& rod, double t) {
+  if (rod.integration == Integration::series) return series_dynamics(rod, t, false).forces;
+  return dynamics(rod, t).forces;
+}
+
 namespace {
 
 // ∂A/∂q̇ (n x n) at time t: the inertial forces −G − A are a polynomial of degree 2 in q̇ (the
@@ -372,7 +382,7 @@ MatX inertia_jacobian(const ClothoidRod& rod, double t) {
   // ∂(G + A − drag)/∂q̇: the forces' derivative, negated.
   return -reference::rate_jacobian(qdot, step, [&](const VecX& r) {
     set_rates(probe, r);
-    return VecX(dynamics(probe, t).forces);
+    return generalized_forces(probe, t);
   });
 }
 
@@ -531,7 +541,7 @@ namespace {
 
 VecX static_forces(ClothoidRod rod) {
   std::fill(rod.curvature_rate.begin(), rod.curvature_rate.end(), Vec3::Zero());
-  return dynamics(rod, rod.time).forces -
+  return generalized_forces(rod, rod.time) -
          stiffness_matrix(rod) * (coordinates(rod) - gather(rod.rest_curvature));
 }
 

@@ -88,6 +88,9 @@ struct Dynamics {
   VecX forces;
 };
 Dynamics dynamics(const ClothoidRod& rod, double t);
+// The forces alone (dynamics(rod, t).forces, the same values): the statics' and ∂A/∂q̇'s, which
+// need no M (with the series, M's Gram products of 21 series were most of a static force's cost).
+VecX generalized_forces(const ClothoidRod& rod, double t);
 
 // q̈ of the semi-implicit step (§7.2: the linear elastic terms implicit, the rest explicit):
 // (M + h ν K + h² K) q̈ = −G − A − K (q − q⁰) − (ν + h) K q̇ with the clamp at t + h; h = 0:

@@ -40,6 +40,40 @@ std::vector<Vec3> bishop_curvatures(const std::vector<Vec3>& points, const Mat3&
   return out;
 }
 
+// The same curvatures (at the points, arcs `s`) in the material frame turned about the tangent by
+// the angle ψ(s) of the transport curvature (κ1, κ2), taken modulo π (where the curve
+// inflects, the curvature changes sign rather than ψ half a turn) and 0 at the root: twist ψ' and
+// the curvature turned by −ψ (the Darboux vector in the turned frame). The centreline is the
+// same; a helix's curvature, which turns with the torsion in the transport frame, is constant in
+// this one, as the affine elements hold it exactly.
+std::vector<Vec3> turning_curvatures(const std::vector<Vec3>& bishop,
+                                     const std::vector<double>& s) {
+  const std::size_t n = bishop.size();
+  double largest = 0;
+  for (const Vec3& k : bishop) largest = std::max(largest, k.tail<2>().norm());
+  std::vector<double> psi(n, 0.0);
+  double reference = NAN;  // the transport angle where ψ was last read
+  for (std::size_t i = 0; i < n; ++i) {
+    psi[i] = i > 0 ? psi[i - 1] : 0.0;
+    const Eigen::Vector2d k = bishop[i].tail<2>();
+    // Where the curve is nearly straight the angle is noise: ψ held.
+    if (!(k.norm() > 1e-3 * largest)) continue;
+    const double angle = std::atan2(k.y(), k.x());
+    if (!std::isnan(reference))
+      psi[i] += std::remainder(angle - reference, M_PI);  // the turn modulo π, in [−π/2, π/2]
+    reference = angle;
+  }
+  std::vector<Vec3> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t a = i > 0 ? i - 1 : 0, b = std::min(i + 1, n - 1);
+    const double c = std::cos(psi[i]), sn = std::sin(psi[i]);
+    const double twist = s[b] > s[a] ? (psi[b] - psi[a]) / (s[b] - s[a]) : 0.0;
+    out[i] = Vec3(bishop[i].x() + twist, c * bishop[i].y() + sn * bishop[i].z(),
+                  -sn * bishop[i].y() + c * bishop[i].z());
+  }
+  return out;
+}
+
 // The weight of the fit's smoothness rows (polish).
 constexpr double kCurvatureJump = 1e-2;
 
@@ -86,18 +120,29 @@ kernels::SignedDistance<double> distance_to(const kernels::Collider<double>& c, 
 double depth(const SuperClothoid& rod, const std::vector<double>& samples,
              std::span<const kernels::Collider<double>> colliders) {
   double deepest = 0;
-  const std::vector<FrameJacobian> f = frame_jacobians(rod, samples);
+  const std::vector<PointJacobian> f = point_jacobians(rod, samples);
   for (std::size_t j = 1; j < f.size(); ++j)
     for (const kernels::Collider<double>& c : colliders)
-      deepest = std::max(deepest, -distance_to(c, f[j].frame.r).distance);
+      deepest = std::max(deepest, -distance_to(c, f[j].x).distance);
   return deepest;
 }
 
+// How far a fit is polished: until a Levenberg-Marquardt step gains less than this of the
+// residual. The starts to kStartGain, enough to tell them apart; the start kept, and the collider
+// penalties' fits, to kFinalGain. At the round-off rule (1e-13) every polish ran into the 200-step
+// cap, each step gaining ~1e-3 along a valley; from the turning start scenes/curly.json's curls
+// are within a tenth of 2000 steps' residual after ~20 steps, and these stops take a fifth of the
+// cap's steps for the same point errors (docs/models/super-clothoids.md, "A fit that fails, and
+// the cost").
+constexpr double kStartGain = 1e-3;
+constexpr double kFinalGain = 1e-5;
+
 // Levenberg-Marquardt on every node curvature and the root frame's rotation θ (its last 3;
 // ∂x/∂θ = −[x − r0]×) from `fit`'s shape, against every point at its arc length `s`, and the
-// obstacles' penalties at the samples when there are obstacles.
+// obstacles' penalties at the samples when there are obstacles, until a step gains less than
+// `min_gain` of the residual.
 void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector<double>& s,
-            const Obstacles& obstacles = {}) {
+            const Obstacles& obstacles, double min_gain) {
   SuperClothoid& rod = fit.shape;
   const int elements = rod.elements();
   const int n = 3 * (elements + 1) + 3;
@@ -120,9 +165,9 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
         r.setConstant(1e3);  // a step Levenberg-Marquardt rejects
         return;
       }
-    std::vector<FrameJacobian> f;
+    std::vector<PointJacobian> f;
     try {
-      f = frame_jacobians(rod, samples);
+      f = point_jacobians(rod, samples);
     } catch (const RunFailure&) {  // a trial the series cannot sum (too many APS pieces)
       r.setConstant(1e3);
       return;
@@ -130,8 +175,8 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
     // ∂x/∂q of sample j: the series' columns, then the root rotation's.
     auto position_jacobian = [&](std::size_t j) {
       Eigen::Matrix<double, 3, Eigen::Dynamic> dx(3, n);
-      for (int q = 0; q + 3 < n; ++q) dx.col(q) = f[j].dr[std::size_t(q)];
-      const Vec3 d = f[j].frame.r - rod.root.r;
+      dx.leftCols(n - 3) = f[j].J;
+      const Vec3 d = f[j].x - rod.root.r;
       Mat3 cross;
       cross << 0, -d.z(), d.y(), d.z(), 0, -d.x(), -d.y(), d.x(), 0;
       dx.rightCols<3>() = -cross;
@@ -139,13 +184,13 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
     };
     for (std::size_t i = 0; i < points.size(); ++i) {
       const std::size_t j = at.of_point[i];
-      r.segment<3>(3 * Eigen::Index(i)) = f[j].frame.r - points[i];
+      r.segment<3>(3 * Eigen::Index(i)) = f[j].x - points[i];
       jac.middleRows<3>(3 * Eigen::Index(i)) = position_jacobian(j);
     }
     Eigen::Index row = point_rows;
     for (std::size_t j = 0; j < samples.size(); ++j)
       for (const kernels::Collider<double>& c : obstacles.colliders) {
-        const kernels::SignedDistance<double> d = distance_to(c, f[j].frame.r);
+        const kernels::SignedDistance<double> d = distance_to(c, f[j].x);
         if (j > 0 && d.distance < obstacles.clearance) {  // the root is where the strand is
           const Vec3 normal(d.normal.x, d.normal.y, d.normal.z);
           r(row) = obstacles.weight * (d.distance - obstacles.clearance);
@@ -179,7 +224,7 @@ void polish(ClothoidFit& fit, const std::vector<Vec3>& points, const std::vector
     const double angle = rotation.norm();
     rod.root.R = angle > 0 ? Mat3(Eigen::AngleAxisd(angle, rotation / angle) * base) : base;
   };
-  const VecX r = reference::levenberg_marquardt(get, set, residual);
+  const VecX r = reference::levenberg_marquardt(get, set, residual, min_gain);
   fit.max_error = 0;
   for (std::size_t i = 0; i < points.size(); ++i)
     fit.max_error = std::max(fit.max_error, r.segment<3>(3 * Eigen::Index(i)).norm());
@@ -245,33 +290,42 @@ ClothoidFit empty_fit(const std::vector<double>& s, int elements, const Summatio
   return fit;
 }
 
-// Started from the polyline's parallel-transport curvature read at the nodes, or averaged about
-// them, then polished.
+// The starts from the polyline's curvature: in the transport frame read at the nodes, averaged
+// about them, or in the frame turning with the curvature (turning_curvatures) read at the nodes.
+enum class Start { transport, averaged, turning };
+
+// A fit from one of them, polished to kStartGain.
 ClothoidFit fit_from_transport(const std::vector<Vec3>& points, const std::vector<double>& s,
-                               int elements, const Summation& summation, bool averaged) {
+                               int elements, const Summation& summation, Start start) {
   ClothoidFit fit = empty_fit(s, elements, summation);
   fit.shape.root = root_frame(points);
-  const std::vector<Vec3> bishop = bishop_curvatures(points, fit.shape.root.R);
-  fit.shape.node_curvature =
-      averaged ? averaged_at_nodes(fit.shape, s, bishop) : at_nodes(fit.shape, s, bishop);
-  polish(fit, points, s);
+  std::vector<Vec3> curvature = bishop_curvatures(points, fit.shape.root.R);
+  if (start == Start::turning) curvature = turning_curvatures(curvature, s);
+  fit.shape.node_curvature = start == Start::averaged ? averaged_at_nodes(fit.shape, s, curvature)
+                                                      : at_nodes(fit.shape, s, curvature);
+  polish(fit, points, s, {}, kStartGain);
   return fit;
 }
 
-// Coarse to fine: one element from the transport curvature read at its ends (averaged over the
-// element, a helix's would cancel), then each fit with twice the elements started from the
-// previous one's piecewise affine curvature at its nodes (the same curve when the count is
-// even), polished at every level.
+// Coarse to fine: one element from the transport or the turning curvature read at its ends
+// (averaged over the element, a helix's would cancel), the closer of the two (Bangs_100's
+// strand 1, its points 9 mm inside the head mesh: 1.03 mm from the transport's, 0.74 mm from the
+// turning's), then each fit with twice the elements started from the previous one's piecewise
+// affine curvature at its nodes (the same curve when the count is even), polished at every level.
 ClothoidFit fit_coarse_to_fine(const std::vector<Vec3>& points, const std::vector<double>& s,
                                int elements, const Summation& summation) {
-  if (elements == 1) return fit_from_transport(points, s, 1, summation, false);
+  if (elements == 1) {
+    ClothoidFit transport = fit_from_transport(points, s, 1, summation, Start::transport);
+    ClothoidFit turning = fit_from_transport(points, s, 1, summation, Start::turning);
+    return turning.max_error < transport.max_error ? turning : transport;
+  }
   const ClothoidFit coarse = fit_coarse_to_fine(points, s, elements / 2, summation);
   std::vector<double> node_arcs{0};
   for (double l : coarse.shape.length) node_arcs.push_back(node_arcs.back() + l);
   ClothoidFit fit = empty_fit(s, elements, summation);
   fit.shape.root = coarse.shape.root;
   fit.shape.node_curvature = at_nodes(fit.shape, node_arcs, coarse.shape.node_curvature);
-  polish(fit, points, s);
+  polish(fit, points, s, {}, kStartGain);
   return fit;
 }
 
@@ -292,22 +346,24 @@ ClothoidFit fit_polyline(const std::vector<Vec3>& points, int elements, const Su
   if (points.size() < 2) throw Error("polyline", "needs at least 2 points");
   if (elements < 1) throw Error("elements", "must be >= 1");
   const std::vector<double> s = scene::smooth_arc_lengths(points);
-  // The transport curvature read at the nodes is a good start while an element turns less than
-  // a quarter turn (hair with 16 elements: curls 1.4 rad an element); beyond, its samples are
-  // too far apart (3 elements of a 4-turn helix stuck 3 cm off) and the coarse-to-fine start is
-  // tried too, the closer fit kept. On the generated curls of scenes/curly.json (16 elements):
-  // 0.84 mm from their points (median; 10.3 mm at worst), coarse to fine alone 4.9 mm (14.5 mm)
-  // (docs/models/super-clothoids.md, "Fitting a polyline").
-  ClothoidFit fit = fit_from_transport(points, s, elements, summation, false);
+  // The curvature read at the nodes is a good start while an element turns less than a quarter
+  // turn (hair with 16 elements: curls 1.4 rad an element); beyond, its samples are too far apart
+  // (3 elements of a 4-turn helix stuck 3 cm off) and the coarse-to-fine start is tried too, the
+  // closer fit kept. Read in the frame turning with the curvature: scenes/curly.json's curls
+  // from the transport frame crawled along a valley towards it (twist traded for the
+  // curvature's direction), 3.2e-5 m from their points after 200 steps (median of 30), 1.4e-5 m
+  // from this start (docs/models/super-clothoids.md, "Fitting a polyline").
+  ClothoidFit fit = fit_from_transport(points, s, elements, summation, Start::turning);
   auto keep_closer = [&](ClothoidFit other) {
     if (other.max_error < fit.max_error) fit = std::move(other);
   };
-  keep_closer(fit_from_transport(points, s, elements, summation, true));
+  keep_closer(fit_from_transport(points, s, elements, summation, Start::averaged));
   // Coarse to fine also where the transport starts left the fit more than kFitRetryError off:
   // on Bangs_100 (24 points, 16 elements) one strand stuck 4.7 mm off from both.
   if (total_turning(points) > elements * M_PI / 2 || fit.max_error > kFitRetryError)
     keep_closer(fit_coarse_to_fine(points, s, elements, summation));
   if (!(fit.max_error < 1e3)) throw RunFailure("fit", "no start of the fit could be summed");
+  polish(fit, points, s, {}, kFinalGain);  // the start kept
   if (obstacles.empty()) return fit;
   const std::vector<double> samples = sample_arcs(s).arcs;
   fit.depth = depth(fit.shape, samples, obstacles);
@@ -318,7 +374,7 @@ ClothoidFit fit_polyline(const std::vector<Vec3>& points, int elements, const Su
   for (double weight : {10.0, 100.0, 1000.0, 1e4, 1e5}) {
     if (fit.depth <= kFitDepthTolerance) break;
     ClothoidFit heavier = fit;
-    polish(heavier, points, s, {obstacles, weight, kFitClearance});
+    polish(heavier, points, s, {obstacles, weight, kFitClearance}, kFinalGain);
     if (!(heavier.max_error <= plain_error + kFitClearanceCost)) break;
     fit = std::move(heavier);
     fit.depth = depth(fit.shape, samples, obstacles);

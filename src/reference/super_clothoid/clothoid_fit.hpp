@@ -14,10 +14,11 @@ namespace hairsim::super_clothoid {
 // root frame's rotation that bring the centreline closest, in least squares, to every point at
 // its arc length (Levenberg-Marquardt with the series' Jacobian). A least-squares fit of a curve
 // the elements cannot follow exactly has local minima: it is started from the polyline's
-// parallel-transport curvature read at the nodes and averaged about them, and, when an element
-// turns more than a quarter turn or the others leave a point more than kFitRetryError off,
-// coarse to fine (1 element, then doubling); the closest is kept. `max_error`: the largest distance
-// of a point from the fitted centreline at its arc length (m).
+// curvature in the frame turning with it read at the nodes and in its parallel-transport frame
+// averaged about them, and, when an element turns more than a quarter turn or the others leave a
+// point more than kFitRetryError off, coarse to fine (1 element, then doubling); the closest is
+// kept and polished further. `max_error`: the largest distance of a point from the fitted
+// centreline at its arc length (m).
 //
 // With `obstacles` (a groom's colliders at rest, in the points' frame), a fit whose centreline
 // dips into them (sampled at the points and 3 arcs between each two) is polished again with a

@@ -165,6 +165,46 @@ std::vector<ClothoidElement::State> ClothoidElement::local_states(const std::vec
   return out;
 }
 
+std::vector<ClothoidElement::LocalPoint> ClothoidElement::local_points(const std::vector<double>& s,
+                                                                       State& end) const {
+  if (!std::is_sorted(s.begin(), s.end()))
+    throw Error("local_points", "needs the arc lengths in increasing order");
+  namespace ks = kernels::super_clothoid;
+  using KV = kernels::Vector3<double>;
+  ks::ClothoidState<double, 6> x = ks::start_state<double, 6>();
+  // The piece's scaled centreline terms, as expand_piece records them.
+  std::vector<ks::ClothoidPoint<double, 6>> term(std::size_t(summation_.max_terms));
+  auto record = [&](int n, const KV& r, const KV&, const KV(&d)[6], const KV& v, const KV&) {
+    ks::ClothoidPoint<double, 6>& t = term[std::size_t(n)];
+    t.r = r, t.v = v;
+    for (int c = 0; c < 6; ++c) t.d[c] = d[c];
+  };
+  std::vector<LocalPoint> out;
+  out.reserve(s.size());
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < sigma_.size(); ++i) {
+    const double sigma = sigma_[i];
+    const bool last = i + 1 == sigma_.size();
+    const double piece_end = last ? length_ : sigma_[i + 1], h = piece_end - sigma;
+    const ks::PieceCurvature<double, 6> k = ks::piece_curvature<6>(
+        bridge::to_kernel(kappa0_), bridge::to_kernel(gamma_), KV{}, KV{}, length_, sigma);
+    int terms = 0;
+    ks::expand_piece<false>(x, h, k, summation_.max_terms, terms, record);
+    most_terms_ = std::max(most_terms_, terms);
+    for (; next < s.size(); ++next) {
+      const double at = std::clamp(s[next], 0.0, length_);
+      if (!last && at > piece_end) break;
+      const ks::ClothoidPoint<double, 6> p =
+          ks::point_of_piece(term.data(), terms, std::clamp((at - sigma) / h, 0.0, 1.0));
+      LocalPoint& q = out.emplace_back();
+      q.r = bridge::from_kernel(p.r);
+      for (int c = 0; c < 6; ++c) q.d[c] = bridge::from_kernel(p.d[c]);
+    }
+  }
+  end = state_of(x);
+  return out;
+}
+
 ClothoidElement::State ClothoidElement::expand(
     const Vec3& rate_start, const Vec3& rate_end,
     const std::function<void(const PieceSeries&)>& visit) const {
@@ -184,13 +224,19 @@ std::vector<ClothoidElement> chain(const SuperClothoid& rod) {
   return out;
 }
 
-void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::State& t, int i,
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::LocalPoint& p, int i,
                             Eigen::MatrixXd& J) {
   const int n = int(start.dr.size());
   J.resize(3, n);
-  for (int q = 0; q < n; ++q)
-    J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * t.local.r;
-  for (int c = 0; c < 6; ++c) J.col(3 * i + c) += start.frame.R * t.d[c].r;
+  for (int q = 0; q < n; ++q) J.col(q) = start.dr[std::size_t(q)] + start.dR[std::size_t(q)] * p.r;
+  for (int c = 0; c < 6; ++c) J.col(3 * i + c) += start.frame.R * p.d[c];
+}
+
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::State& t, int i,
+                            Eigen::MatrixXd& J) {
+  ClothoidElement::LocalPoint p{t.local.r, {}};
+  for (int c = 0; c < 6; ++c) p.d[c] = t.d[c].r;
+  compose_point_jacobian(start, p, i, J);
 }
 
 FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::State& t, int i) {
@@ -218,24 +264,28 @@ FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s) {
   return j;
 }
 
-std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::vector<double>& s) {
+std::vector<PointJacobian> point_jacobians(const SuperClothoid& rod, const std::vector<double>& s) {
   const std::vector<ClothoidElement> elements = chain(rod);
   const std::size_t n = 3 * rod.node_curvature.size();
   FrameJacobian start{rod.root, std::vector<Mat3>(n, Mat3::Zero()),
                       std::vector<Vec3>(n, Vec3::Zero())};
-  std::vector<FrameJacobian> out;
+  std::vector<PointJacobian> out;
+  out.reserve(s.size());
   std::size_t k = 0;
   double element_start = 0;
   for (int i = 0; i < rod.elements(); ++i) {
     const ClothoidElement& e = elements[std::size_t(i)];
     const bool last = i + 1 == rod.elements();
-    std::vector<double> at;  // the element's points, then its end
+    std::vector<double> at;  // the element's points
     for (; k < s.size() && (s[k] <= element_start + e.length() || last); ++k)
       at.push_back(std::clamp(s[k] - element_start, 0.0, e.length()));
-    at.push_back(e.length());
-    const std::vector<ClothoidElement::State> states = e.local_states(at);
-    for (std::size_t j = 0; j + 1 < states.size(); ++j) out.push_back(compose(start, states[j], i));
-    start = compose(start, states.back(), i);
+    ClothoidElement::State end;
+    for (const ClothoidElement::LocalPoint& p : e.local_points(at, end)) {
+      PointJacobian& j = out.emplace_back();
+      j.x = start.frame.r + start.frame.R * p.r;
+      compose_point_jacobian(start, p, i, j.J);
+    }
+    start = compose(start, end, i);
     element_start += e.length();
   }
   return out;

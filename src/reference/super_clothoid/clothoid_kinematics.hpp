@@ -51,6 +51,16 @@ class ClothoidElement {
   std::vector<State> local_states(const std::vector<double>& s,
                                   const Vec3& rate_start = Vec3::Zero(),
                                   const Vec3& rate_end = Vec3::Zero()) const;
+  // The centreline's point p(s) and its derivatives ∂p/∂q in the element's six coordinates (a
+  // State's local.r and d[c].r) at every arc length of `s` (increasing), at rest; `end` returns
+  // the full state at the element's end. Each APS piece is expanded once to its end and its
+  // points summed from its scaled terms (kernels' point_of_piece, as the kernels' output
+  // points): local_states' values to round-off, one expansion a piece instead of one a point.
+  struct LocalPoint {
+    Vec3 r;
+    Vec3 d[6];
+  };
+  std::vector<LocalPoint> local_points(const std::vector<double>& s, State& end) const;
   // The centreline's series on one APS piece of the element (§7.1), in the element's own frame:
   // the scaled terms ṽn = vn hⁿ of p, its unit tangent E e0, its six derivatives, ṗ and p̈ about
   // the piece's start, the piece's length h.
@@ -105,12 +115,19 @@ FrameJacobian frame_jacobian(const SuperClothoid& rod, int element, double s);
 // The composition along the chain (§6.5) of element i's own frame and derivatives `t` (from an
 // identity start) with its start's: R = R0 E, r = r0 + R0 p; d/dq through the start and, for the
 // element's six coordinates (nodes i and i + 1), through E and p. And its centreline Jacobian
-// alone, as 3 x n columns (without copying the start's).
+// alone, as 3 x n columns (without copying the start's), from a state or a local point.
 FrameJacobian compose(const FrameJacobian& start, const ClothoidElement::State& t, int element);
 void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::State& t,
                             int element, Eigen::MatrixXd& J);
-// The same at arc lengths `s` along the whole rod (ascending, in [0, L]), in one walk.
-std::vector<FrameJacobian> frame_jacobians(const SuperClothoid& rod, const std::vector<double>& s);
+void compose_point_jacobian(const FrameJacobian& start, const ClothoidElement::LocalPoint& p,
+                            int element, Eigen::MatrixXd& J);
+// The centreline's points at arc lengths `s` along the whole rod (ascending, in [0, L]) and their
+// Jacobians ∂x/∂q (3 x 3(N + 1), the node curvatures), in one walk (local_points).
+struct PointJacobian {
+  Vec3 x;
+  Eigen::MatrixXd J;
+};
+std::vector<PointJacobian> point_jacobians(const SuperClothoid& rod, const std::vector<double>& s);
 
 // `per_element` + 1 points on each element (ends included), element after element.
 std::vector<Vec3> centerline(const SuperClothoid& rod, int per_element);
