@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <map>
 #include <numbers>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,27 @@ inline nlohmann::json read_json(const std::filesystem::path& p) {
   const auto b = read_bytes(p);
   return nlohmann::json::parse(b.begin(), b.end());
 }
+
+// A run's progress stream that asks the run to stop (as Ctrl-C does: RunControl's stop flag)
+// once it reports frame `frame` or a later one (its line "frame N/M ..."); the stream's other
+// lines (the setup's progress, notices) do not count.
+struct StopAtFrameLine : std::streambuf {
+  StopAtFrameLine(std::atomic<bool>& stop, int frame) : stop_(stop), frame_(frame) {}
+  int overflow(int c) override {
+    if (c != '\n') {
+      line_ += char(c);
+      return c;
+    }
+    if (line_.rfind("frame ", 0) == 0 && std::atoi(line_.c_str() + 6) >= frame_) stop_ = true;
+    line_.clear();
+    return c;
+  }
+
+ private:
+  std::atomic<bool>& stop_;
+  int frame_;
+  std::string line_;
+};
 
 struct CliResult {
   int exit_code;

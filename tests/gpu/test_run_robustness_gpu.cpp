@@ -87,18 +87,9 @@ TEST_P(EveryModelRobustnessGpu, StoppedRunResumesBitForBit) {
   const engine::HairScene scene =
       engine::parse_hair_scene(small_cuda_scene(GetParam()), dir.path());
   engine::run_hair_scene(scene, dir / "whole", {});
-  // Stop after frame 7 (a progress line per frame), as Ctrl-C does: the checkpoint of frame 5
-  // is resumed.
+  // Stop after frame 7, as Ctrl-C does: the checkpoint of frame 5 is resumed.
   std::atomic<bool> stop{false};
-  struct StopAfterFrame7 : std::streambuf {
-    std::atomic<bool>* stop = nullptr;
-    int frames = 0;
-    int overflow(int c) override {
-      if (c == '\n' && ++frames == 7) *stop = true;
-      return c;
-    }
-  } lines;
-  lines.stop = &stop;
+  test::StopAtFrameLine lines(stop, 7);
   std::ostream progress(&lines);
   const engine::HairRunResult first =
       engine::run_hair_scene(scene, dir / "stopped", {&progress, false, &stop, false});

@@ -575,14 +575,7 @@ TEST(HairScenes, StopRequestEndsAfterTheCurrentFrameWithCompleteOutputs) {
   doc["time"] = {{"fps", 30}, {"frames", 5}};
   const engine::HairScene sc = engine::parse_hair_scene(doc, dir.path());
   std::atomic<bool> stop{false};
-  struct StopOnFirstLine : std::streambuf {
-    std::atomic<bool>* stop = nullptr;
-    int overflow(int c) override {
-      if (c == '\n') *stop = true;
-      return c;
-    }
-  } lines;
-  lines.stop = &stop;
+  test::StopAtFrameLine lines(stop, 1);
   std::ostream progress(&lines);
   const engine::HairRunResult r =
       engine::run_hair_scene(sc, dir / "out", {&progress, false, &stop});

@@ -164,15 +164,7 @@ TEST(RunRobustness, InterruptedReferenceRunResumesBitForBit) {
     const engine::HairScene sc = engine::parse_hair_scene(doc, dir.path());
     engine::run_hair_scene(sc, dir / "whole", {});
     std::atomic<bool> stop{false};
-    struct StopAfterFrame5 : std::streambuf {
-      std::atomic<bool>* stop;
-      int frames = 0;
-      int overflow(int c) override {
-        if (c == '\n' && ++frames == 5) *stop = true;  // a progress line per frame
-        return c;
-      }
-    } lines;
-    lines.stop = &stop;
+    test::StopAtFrameLine lines(stop, 5);
     std::ostream progress(&lines);
     const engine::HairRunResult first =
         engine::run_hair_scene(sc, dir / "stopped", {&progress, false, &stop, false});
