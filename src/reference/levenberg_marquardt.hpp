@@ -3,8 +3,8 @@
 // clothoid elements): minimises ‖r(k)‖² from `get()`, with the damping λ diag(JᵀJ) quartered
 // after a step that lowers ‖r‖ and multiplied by 8 after one that does not; stops when a step
 // gains less than `min_gain` of ‖r‖ (by default 1e-13: round-off), after 200 steps, or when λ
-// passes 1e12. `residual(r, J)` fills
-// r and its Jacobian at the current parameters; `set(k)` sets them. Returns the final r.
+// passes 1e12. `residual(r, J)` fills r and its Jacobian at the current parameters; `set(k)` sets
+// them. Returns the final r.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
