@@ -605,7 +605,7 @@ HS_HD StepCounts step(const HelixStrand<T>& st, const StepInput<T>& in) {
     const Spatial<Real> moved = shift(st.vec(a.chord, q), A);
     A = {moved.angular + st.mat(a.h_map, 2 * q) * qddot + st.vec(a.c_end, 2 * q),
          moved.linear + st.mat(a.h_map, 2 * q + 1) * qddot + st.vec(a.c_end, 2 * q + 1)};
-    st.set(a.start_rate, q, st.vec(a.rate, q));
+    if (in.collider_count > 0) st.set(a.start_rate, q, st.vec(a.rate, q));  // the drifts' only
     st.set(a.rate, q, st.vec(a.rate, q) + h * qddot);
   }
   if (in.interaction) add_interaction_impulses(st);
