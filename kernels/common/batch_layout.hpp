@@ -7,7 +7,12 @@
 //   using Scalar, Arrays, Parameters;
 //   static constexpr int kCounters; static constexpr const char* kCounterNames[kCounters];
 //   static constexpr int kFailureCounter;  // the counter of failed solves ("solver_failures")
-//   static constexpr int kCudaBlock;                    // threads per block, one per strand
+//   static constexpr int kCudaBlock;                    // threads per block
+//   static constexpr int kCudaLanes;  // optional: lanes that step one strand on the device (a
+//                                     // tile of a warp, common/lanes.hpp); 1 when absent: a
+//                                     // thread per strand. With lanes, also
+//   HS_HD static void step_on(const G& lanes, const Arrays& tile, int column,
+//                             const Parameters&, long (&counts)[kCounters]);
 //   HS_HD static void for_each_array(Arrays&, F&&);     // f(U*& array, int rows per strand)
 //   HS_HD static Arrays tile(const Arrays&, int t);     // the arrays of tile t
 //   HS_HD static void step(const Arrays& tile, int lane, const Parameters&,
@@ -18,10 +23,24 @@
 //                                           // interaction stage leaves their velocities
 //   static Collider<S>* colliders(Parameters&, int& count);  // mesh grids to re-point
 #include <cstddef>
+#include <type_traits>
 
 #include "common/hd.hpp"
 
 namespace hairsim::kernels {
+
+// Batch::kCudaLanes, or 1 for a batch without it (a thread per strand).
+template <class Batch, class = void>
+inline constexpr int kCudaLanesOf = 1;
+template <class Batch>
+inline constexpr int kCudaLanesOf<Batch, std::void_t<decltype(Batch::kCudaLanes)>> =
+    Batch::kCudaLanes;
+
+// Strands per tile of the device layout: 32 for a thread per strand (a warp's 32 strands read
+// neighbouring values: coalesced), 1 for a strand on lanes (its lanes read the strand's
+// consecutive rows).
+template <class Batch>
+inline constexpr int kCudaTileWidthOf = kCudaLanesOf<Batch> > 1 ? 1 : 32;
 
 // Offset of row `row` of strand s in an array of `rows` rows per strand, tiles of `tile_width`
 // strands: vertex-major inside a tile, the tiles one after the other.

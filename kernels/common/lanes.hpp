@@ -18,6 +18,7 @@
 // per-lane work in g.each_lane([&](int lane) {...}) and exchanges values only through the
 // group's shuffles and the collectives here, never through a lane index of another lane's value.
 // Memory written by one lane is read by another only after g.sync().
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -150,6 +151,26 @@ struct TileLanes {
 #endif
 
 // ---- Collectives over the lanes' values -------------------------------------------------------
+
+// The folds the kernels reduce with.
+struct Sum {
+  template <class T>
+  HS_HD T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+struct Max {  // std::fmax for floating point: a NaN term is dropped, as the sequential code did
+  template <class T>
+  HS_HD T operator()(const T& a, const T& b) const {
+    if constexpr (std::is_floating_point<T>::value)
+      return std::fmax(a, b);
+    else
+      return a > b ? a : b;
+  }
+};
+struct All {
+  HS_HD bool operator()(bool a, bool b) const { return a && b; }
+};
 
 // op folded over every lane's value, the same result in every lane: a butterfly of shfl_xor
 // (log2 W steps). op must be associative and commutative (a sum, a max); a floating-point sum is

@@ -1,6 +1,7 @@
 #pragma once
 // The cuda backend's one launcher for every model: a step of every strand of a device batch,
-// one thread per strand (a warp is a tile of 32 strands, its loads coalesce). Defined in
+// one thread per strand (a warp is a tile of 32 strands, its loads coalesce), or one tile of
+// lanes per strand for a batch that steps a strand on lanes (Batch::kCudaLanes). Defined in
 // batched_step.cuh; each model's .cu file instantiates it for its batch traits
 // (HAIRSIM_INSTANTIATE_CUDA_STEP), so the .cu files hold launch code only.
 #include <cuda_runtime.h>

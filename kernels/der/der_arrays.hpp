@@ -2,6 +2,7 @@
 // DER's batch arrays (kernels/der/): every per-vertex, per-edge and per-strand array of a batch in
 // the tiled layout, the one list of them (for_each_array), and a strand's view.
 #include "common/hd.hpp"
+#include "common/lanes.hpp"
 #include "common/strided.hpp"
 #include "common/vector3.hpp"
 
@@ -62,14 +63,13 @@ struct DerBatchArrays {
   T* plane_upper = nullptr;
   T* plane_rhs = nullptr;
   T* edge_scratch = nullptr;  // per edge
-  // Per edge: a tridiagonal system (twist Hessian or projection matrix), its solution, the
-  // Thomas scratch, and θ saved by the line search.
+  // Per edge: a tridiagonal system (twist Hessian or projection matrix; the solve overwrites
+  // lower and upper with its eliminated rows), its solution, and θ saved by the line search.
   T* tri_lower = nullptr;
   T* tri_diag = nullptr;
   T* tri_upper = nullptr;
   T* tri_rhs = nullptr;
   T* tri_solution = nullptr;
-  T* tri_scratch = nullptr;
   T* theta_saved = nullptr;
   // The implicit step's symmetric block-tridiagonal system (PairedBlockSystem): diagonal and
   // super-diagonal 6 x 6 blocks (36 rows per vertex pair each), right-hand side and solution
@@ -101,7 +101,7 @@ HS_HD void for_each_array(DerBatchArrays<T>& a, F&& f) {
   for (int k = 0; k < 3; ++k) f(a.contact_normal[k], v);
   f(a.contact_offset, v), f(a.plane_diag, 4 * v), f(a.plane_upper, 4 * v), f(a.plane_rhs, 2 * v);
   f(a.tri_lower, e), f(a.tri_diag, e), f(a.tri_upper, e), f(a.tri_rhs, e);
-  f(a.tri_solution, e), f(a.tri_scratch, e), f(a.theta_saved, e);
+  f(a.tri_solution, e), f(a.theta_saved, e);
   f(a.stretching, 1);
   const int pairs = a.implicit_system ? a.vertex_pairs() : 0;
   f(a.system_diag, 36 * pairs), f(a.system_upper, 36 * pairs), f(a.system_rhs, 6 * pairs);
@@ -119,11 +119,14 @@ HS_HD DerBatchArrays<T> tile_view(const DerBatchArrays<T>& batch, int t) {
   return tile;
 }
 
-// One strand's view: its tile's arrays and its lane in the tile.
-template <class T>
+// One strand's view: its tile's arrays, its place in the tile, and the group of lanes that steps
+// it (common/lanes.hpp: one lane on the host, a warp's tile on the device). Every pass over the
+// strand's rows goes through the group.
+template <class T, class G = LoopLanes<1>>
 struct Strand {
   DerBatchArrays<T> a;  // the tile's
-  int s;                // lane
+  int s;                // the strand's column in the tile
+  G g;
 
   HS_HD int edges() const { return a.vertices - 1; }
   template <class S>
@@ -136,10 +139,10 @@ struct Strand {
   HS_HD T strand_value(const T* p) const { return p[s]; }
 };
 
-// Strand number s of the batch.
-template <class T>
-HS_HD Strand<T> strand_of(const DerBatchArrays<T>& batch, int s) {
-  return {tile_view(batch, s / batch.tile_width), s % batch.tile_width};
+// Strand number s of the batch, stepped by the group g.
+template <class T, class G = LoopLanes<1>>
+HS_HD Strand<T, G> strand_of(const DerBatchArrays<T>& batch, int s, const G& g = G{}) {
+  return {tile_view(batch, s / batch.tile_width), s % batch.tile_width, g};
 }
 
 }  // namespace hairsim::kernels::der

@@ -17,6 +17,7 @@ struct DerBatch {
       "projection_iterations", "twist_iterations", "contacts", "solver_failures"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 128;
+  static constexpr int kCudaLanes = 32;       // a strand per warp on the device, a vertex per lane
   static constexpr int kClampedVertices = 2;  // vertices 0, 1 and θ⁰ follow the head
 
   template <class F>
@@ -24,9 +25,15 @@ struct DerBatch {
     der::for_each_array(a, f);
   }
   HS_HD static Arrays tile(const Arrays& a, int t) { return tile_view(a, t); }
-  HS_HD HS_FORCE_INLINE static void step(const Arrays& tile, int lane, const Parameters& p,
+  // The host's step: the strand's rows on one lane (a loop).
+  HS_HD HS_FORCE_INLINE static void step(const Arrays& tile, int column, const Parameters& p,
                                          long (&counts)[kCounters]) {
-    const StepCounts c = der::step(Strand<T>{tile, lane}, p);
+    step_on(LoopLanes<1>{}, tile, column, p, counts);
+  }
+  template <class G>
+  HS_HD HS_FORCE_INLINE static void step_on(const G& lanes, const Arrays& tile, int column,
+                                            const Parameters& p, long (&counts)[kCounters]) {
+    const StepCounts c = der::step(Strand<T, G>{tile, column, lanes}, p);
     counts[0] += c.projection_iterations;
     counts[1] += c.twist_iterations;
     counts[2] += c.contacts;

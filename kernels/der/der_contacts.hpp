@@ -1,7 +1,7 @@
 #pragma once
 // DER contacts with the head's colliders: vertices put on the surface with the Coulomb contact
 // velocity, then the fast projection with the contacts' tangent planes as extra constraints.
-#include "common/block_thomas.hpp"
+#include "common/lane_tridiagonal.hpp"
 #include "der/der_parameters.hpp"
 #include "der/der_solves.hpp"
 
@@ -15,14 +15,15 @@ namespace hairsim::kernels::der {
 // With `refresh` (after a projection on the contacts' planes), only vertices deeper than the
 // length tolerance count, and a vertex already in contact keeps its contact velocity: its
 // position and plane move to the surface where it slid.
-template <class T>
-HS_HD int resolve_contacts(const Strand<T>& st, const DerStepParameters<T>& p,
+template <class T, class G>
+HS_HD int resolve_contacts(const Strand<T, G>& st, const DerStepParameters<T>& p,
                            bool refresh = false) {
   const DerBatchArrays<T>& a = st.a;
   const StridedVector3<T> x = st.vectors(a.position), v = st.vectors(a.velocity);
   const Strided<T> pinned = st.per_row(a.pinned);
-  int touching = 0;
-  for (int i = 2; i < a.vertices; ++i)
+  const int touching = reduce_rows(st.g, a.vertices, 0, Sum{}, [&](int i) {
+    int touching_here = 0;
+    if (i < 2) return touching_here;  // the root clamp
     for (int c = 0; c < p.collider_count; ++c) {
       const Vector3<T> local = p.head.apply_inverse(x.get(i));
       const Contact<T> k = contact(p.colliders[c], local);
@@ -35,8 +36,11 @@ HS_HD int resolve_contacts(const Strand<T>& st, const DerStepParameters<T>& p,
       pinned[i] = T(1);
       st.vectors(a.contact_normal).set(i, normal);
       st.per_row(a.contact_offset)[i] = dot(normal, surface);
-      ++touching;
+      ++touching_here;
     }
+    return touching_here;
+  });
+  st.g.sync();
   return touching;
 }
 
@@ -45,10 +49,10 @@ HS_HD int resolve_contacts(const Strand<T>& st, const DerStepParameters<T>& p,
 // collider's tangent plane g_k = n_k . x_k - n_k . s_k = 0, so contacts slide on the surface
 // while the lengths are restored (the root vertices stay held; an edge with both ends held is
 // dropped). Ordering the constraints vertex by vertex as [g_k, C_k] makes ∇Φ M⁻¹ ∇Φᵀ
-// block-tridiagonal with symmetric 2 x 2 blocks: each Newton step is one block Thomas solve.
+// block-tridiagonal with symmetric 2 x 2 blocks: each Newton step is one block solve.
 // Stops when every edge length and plane is within `tolerance` (m). Returns the iterations.
-template <class T>
-HS_HD int project_on_contact_planes(const Strand<T>& st, T tolerance, int max_iterations) {
+template <class T, class G>
+HS_HD int project_on_contact_planes(const Strand<T, G>& st, T tolerance, int max_iterations) {
   const DerBatchArrays<T>& a = st.a;
   const int nv = a.vertices, n = st.edges();
   const StridedVector3<T> x = st.vectors(a.position), edge = st.vectors(a.edge_vector),
@@ -62,17 +66,21 @@ HS_HD int project_on_contact_planes(const Strand<T>& st, T tolerance, int max_it
   auto kept = [&](int j) { return j >= 1 && j < n; };  // edge 0 joins the two held roots
   int iteration = 0;
   for (;; ++iteration) {
-    T worst = 0;
-    for (int j = 0; j < n; ++j) {
-      const Vector3<T> e = x.get(j + 1) - x.get(j);
-      edge.set(j, e);
-      if (kept(j)) worst = std::fmax(worst, std::fabs(norm(e) - rest[j]));
-    }
-    for (int k = 0; k < nv; ++k)
+    // Per vertex k: edge k's error (if kept) and its plane's (if on one).
+    const T worst = reduce_rows(st.g, nv, T(0), Max{}, [&](int k) {
+      T error = 0;
+      if (k < n) {
+        const Vector3<T> e = x.get(k + 1) - x.get(k);
+        edge.set(k, e);
+        if (kept(k)) error = std::fabs(norm(e) - rest[k]);
+      }
       if (on_plane(k))
-        worst = std::fmax(worst, std::fabs(dot(normal.get(k), x.get(k)) - offset[k]));
+        error = std::fmax(error, std::fabs(dot(normal.get(k), x.get(k)) - offset[k]));
+      return error;
+    });
+    st.g.sync();
     if (worst <= tolerance || iteration == max_iterations) break;
-    for (int k = 0; k < nv; ++k) {  // block k: rows [g_k, C_k]
+    for_each_row(st.g, nv, [&](int k) {  // block k: rows [g_k, C_k]
       const bool g = on_plane(k), c = kept(k);
       const Vector3<T> nk = g ? normal.get(k) : Vector3<T>{};
       const Vector3<T> ek = k < n ? edge.get(k) : Vector3<T>{};
@@ -87,15 +95,16 @@ HS_HD int project_on_contact_planes(const Strand<T>& st, T tolerance, int max_it
       upper[4 * k + 2] =
           next && on_plane(k + 1) ? T(2) * w(k + 1) * dot(ek, normal.get(k + 1)) : T(0);
       upper[4 * k + 3] = next && kept(k + 1) ? T(-4) * w(k + 1) * dot(ek, edge.get(k + 1)) : T(0);
-    }
+    });
     const LowerFromUpper<2, Strided<T>> lower{upper};
-    if (!block_thomas_solve<T, 2>(nv, lower, diag, upper, rhs, rhs, diag)) break;
-    for (int k = 2; k < nv; ++k) {  // x <- x - M⁻¹ ∇Φᵀ δλ, with the edges as linearised
+    if (!lane_block_thomas_solve<T, 2>(st.g, nv, lower, diag, upper, rhs, rhs)) break;
+    for_each_row(st.g, nv, [&](int k) {  // x <- x - M⁻¹ ∇Φᵀ δλ, with the edges as linearised
+      if (k < 2) return;
       Vector3<T> step = on_plane(k) ? rhs[2 * k] * normal.get(k) : Vector3<T>{};
       if (k < n) step -= (T(2) * rhs[2 * k + 1]) * edge.get(k);
       step += (T(2) * rhs[2 * k - 1]) * edge.get(k - 1);
       x.set(k, x.get(k) - w(k) * step);
-    }
+    });
   }
   return iteration;
 }

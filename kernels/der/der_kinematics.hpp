@@ -5,6 +5,7 @@
 
 #include "common/constants.hpp"
 #include "common/matrix3.hpp"
+#include "common/quaternion.hpp"
 #include "der/der_arrays.hpp"
 
 namespace hairsim::kernels::der {
@@ -113,51 +114,61 @@ HS_HD Vector3<T> transport_u0(const Vector3<T>& u0, const Vector3<T>& old_t0,
 // The θ-dependent part of the frames: material frames m1 = cos θ u + sin θ v,
 // m2 = -sin θ u + cos θ v (§5) and curvatures ω^j_i = (κb·m2^j, -κb·m1^j) (eq. 2), from the
 // Bishop frame and κb already computed (what the twist solve's line search changes).
-template <class T>
-HS_HD void update_material_frames(const Strand<T>& st) {
+template <class T, class G>
+HS_HD void update_material_frames(const Strand<T, G>& st) {
   const DerBatchArrays<T>& a = st.a;
   const int n_edges = st.edges();
   const StridedVector3<T> t = st.vectors(a.tangent), u = st.vectors(a.bishop_u),
                           m1 = st.vectors(a.m1), m2 = st.vectors(a.m2), kb = st.vectors(a.kb);
   const Strided<T> theta = st.per_row(a.theta);
-  for (int j = 0; j < n_edges; ++j) {
+  for_each_row(st.g, n_edges, [&](int j) {
     const MaterialFrame<T> m = material_frame(t.get(j), u.get(j), T(theta[j]));
     m1.set(j, m.m1);
     m2.set(j, m.m2);
-  }
+  });
   const Strided<T> w[4] = {st.per_row(a.curvature[0]), st.per_row(a.curvature[1]),
                            st.per_row(a.curvature[2]), st.per_row(a.curvature[3])};
-  for (int k = 0; k < 4; ++k) w[k][0] = w[k][n_edges] = T(0);
-  for (int i = 1; i < n_edges; ++i) {
+  for_each_row(st.g, n_edges + 1, [&](int i) {
+    if (i == 0 || i == n_edges) {
+      for (int k = 0; k < 4; ++k) w[k][i] = T(0);
+      return;
+    }
     const MaterialCurvature<T> before =
                                    material_curvature(kb.get(i), {m1.get(i - 1), m2.get(i - 1)}),
                                after = material_curvature(kb.get(i), {m1.get(i), m2.get(i)});
     w[0][i] = before.first, w[1][i] = before.second;
     w[2][i] = after.first, w[3][i] = after.second;
-  }
+  });
 }
 
 // Everything derived from the state: edge lengths and tangents, the Bishop frame (u⁰ given,
-// u^j = P_j(u^{j-1}), §4.2.2), curvature binormals (eq. 1), then the material frames.
-template <class T>
-HS_HD void compute_frames(const Strand<T>& st) {
+// u^j = P_j(u^{j-1}), §4.2.2: carried along the edges by each one's transport rotation, which
+// the lanes compose), curvature binormals (eq. 1), then the material frames.
+template <class T, class G>
+HS_HD void compute_frames(const Strand<T, G>& st) {
   const DerBatchArrays<T>& a = st.a;
   const int n_edges = st.edges();
   const StridedVector3<T> x = st.vectors(a.position), t = st.vectors(a.tangent),
                           u = st.vectors(a.bishop_u), kb = st.vectors(a.kb);
   const Strided<T> length = st.per_row(a.length);
-  for (int j = 0; j < n_edges; ++j) {
+  for_each_row(st.g, n_edges, [&](int j) {
     const Vector3<T> e = x.get(j + 1) - x.get(j);
     length[j] = norm(e);
     t.set(j, e / length[j]);
-  }
-  u.set(0, {st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])});
-  for (int j = 1; j < n_edges; ++j)
-    u.set(j, parallel_transport(u.get(j - 1), t.get(j - 1), t.get(j)));
-  kb.set(0, {});
-  kb.set(n_edges, {});
-  for (int i = 1; i < n_edges; ++i)
-    kb.set(i, curvature_binormal(x.get(i) - x.get(i - 1), x.get(i + 1) - x.get(i)));
+  });
+  carry_rows(
+      st.g, n_edges,
+      Vector3<T>{st.strand_value(a.u0[0]), st.strand_value(a.u0[1]), st.strand_value(a.u0[2])},
+      Quaternion<T>{},
+      [&](int j) { return j == 0 ? Quaternion<T>{} : transport_rotation(t.get(j - 1), t.get(j)); },
+      [](const Quaternion<T>& q, const Vector3<T>& v) { return rotate(q, v); },
+      [](const Quaternion<T>& first, const Quaternion<T>& next) { return then(first, next); },
+      [&](int j, const Vector3<T>& v) { u.set(j, v); });
+  for_each_row(st.g, n_edges + 1, [&](int i) {
+    kb.set(i, i == 0 || i == n_edges
+                  ? Vector3<T>{}
+                  : curvature_binormal(x.get(i) - x.get(i - 1), x.get(i + 1) - x.get(i)));
+  });
   update_material_frames(st);
 }
 

@@ -50,8 +50,8 @@ struct DerStepParameters {
 // theory of a slender fibre: the air resists motion across it more than along it), ℓ_i the
 // vertex's share of the rest length, t its unit tangent (the mean of its edges'). Needs the
 // tangents of compute_frames.
-template <class T>
-HS_HD Matrix3<T> drag_matrix(const Strand<T>& st, const DerStepParameters<T>& p, int i) {
+template <class T, class G>
+HS_HD Matrix3<T> drag_matrix(const Strand<T, G>& st, const DerStepParameters<T>& p, int i) {
   const DerBatchArrays<T>& a = st.a;
   const StridedVector3<T> t = st.vectors(a.tangent);
   const Strided<T> rest = st.per_row(a.edge_length);

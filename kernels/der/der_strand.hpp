@@ -16,8 +16,8 @@
 namespace hairsim::kernels::der {
 
 // One step of the chosen integrator.
-template <class T>
-HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T>& st, const DerStepParameters<T>& p) {
+template <class T, class G>
+HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T, G>& st, const DerStepParameters<T>& p) {
   return p.integrator == Integrator::implicit ? implicit_step(st, p) : symplectic_step(st, p);
 }
 

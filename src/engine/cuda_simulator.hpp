@@ -1,9 +1,10 @@
 #pragma once
 // The cuda backend of the generic batched simulator (batched_simulator.hpp), for any model: the
 // batch lives on the device, every step is one launch on the simulator's own stream
-// (kernels/cuda/batched_step.cuh: one thread per strand), mesh colliders' distance grids are
-// uploaded once, and nothing comes back unless asked: positions or velocities through pinned
-// memory (only the arrays holding them), counters from a device accumulator. Built with CUDA only.
+// (kernels/cuda/batched_step.cuh: a strand per thread, or per tile of lanes), mesh colliders'
+// distance grids are uploaded once, and nothing comes back unless asked: positions or velocities
+// through pinned memory (only the arrays holding them), counters from a device accumulator. Built
+// with CUDA only.
 #include <array>
 #include <chrono>
 #include <map>
@@ -30,7 +31,9 @@ class CudaSimulator final : public Simulator {
  public:
   using Batch = typename Engine::Batch;
   using Scalar = typename Batch::Scalar;
-  static constexpr int kTileWidth = 32;  // a warp: its threads' loads coalesce
+  // A warp's loads coalesce: 32 strands a tile for a thread per strand, a strand's own rows
+  // consecutive for a strand on lanes (kernels/common/batch_layout.hpp).
+  static constexpr int kTileWidth = kernels::kCudaTileWidthOf<Batch>;
 
   CudaSimulator(const HairSetup& setup, Precision precision)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
