@@ -25,6 +25,7 @@
 #include "common/block_thomas.hpp"
 #include "common/lane_tridiagonal.hpp"
 #include "common/lanes.hpp"
+#include "lanes_test_support.hpp"
 #ifdef HAIRSIM_HAVE_CUDA
 #include "cuda/cuda_api.hpp"
 #include "cuda/lanes_check.hpp"
@@ -35,7 +36,9 @@ namespace {
 
 #ifdef HAIRSIM_HAVE_CUDA
 using kernels::LoopLanes;
-using Mat3 = cuda::LaneMat3;
+using lanes_test::distance;
+using lanes_test::Mat3;
+using lanes_test::random_rotation;
 
 // Row counts around every boundary of a 32-lane and an 8-lane tile (fewer rows than lanes, one
 // a lane, a partial last lane, several a lane, DER's 16-128 vertices), each kCopies times with
@@ -115,21 +118,6 @@ void check_reductions() {
   }
 }
 
-// A rotation by a random angle about a random axis: products of them do not commute.
-Mat3 random_rotation(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  const Eigen::Vector3d axis = Eigen::Vector3d(u(rng), u(rng), u(rng)).normalized();
-  const Eigen::Matrix3d r = Eigen::AngleAxisd(3 * u(rng), axis).toRotationMatrix();
-  Mat3 m;
-  for (int k = 0; k < 9; ++k) m[k] = r(k / 3, k % 3);
-  return m;
-}
-double max_difference(const Mat3& a, const Mat3& b) {
-  double d = 0;
-  for (int k = 0; k < 9; ++k) d = std::max(d, std::abs(a[k] - b[k]));
-  return d;
-}
-
 template <int W>
 void check_scans() {
   const std::vector<int> rows = batch_rows();
@@ -159,18 +147,16 @@ void check_scans() {
     for (int i = n - 1; i >= 0; --i) sequential_reverse[i] = s = s * term[i];
     for (int i = 0; i < n; ++i) {
       const Mat3 &f = forward[p * kStride + i], &r = reverse[p * kStride + i];
-      worst_host =
-          std::max({worst_host, max_difference(f, host[i]), max_difference(r, host_reverse[i])});
-      worst_sequential = std::max({worst_sequential, max_difference(f, sequential[i]),
-                                   max_difference(r, sequential_reverse[i])});
-      ASSERT_LT(max_difference(f, host[i]), 1e-13) << "W " << W << ", n " << n << ", row " << i;
-      ASSERT_LT(max_difference(r, host_reverse[i]), 1e-13)
-          << "W " << W << ", n " << n << ", row " << i;
-      ASSERT_LT(max_difference(f, sequential[i]), 1e-13) << "W " << W << ", n " << n;
-      ASSERT_LT(max_difference(r, sequential_reverse[i]), 1e-13) << "W " << W << ", n " << n;
+      worst_host = std::max({worst_host, distance(f, host[i]), distance(r, host_reverse[i])});
+      worst_sequential = std::max(
+          {worst_sequential, distance(f, sequential[i]), distance(r, sequential_reverse[i])});
+      ASSERT_LT(distance(f, host[i]), 1e-13) << "W " << W << ", n " << n << ", row " << i;
+      ASSERT_LT(distance(r, host_reverse[i]), 1e-13) << "W " << W << ", n " << n << ", row " << i;
+      ASSERT_LT(distance(f, sequential[i]), 1e-13) << "W " << W << ", n " << n;
+      ASSERT_LT(distance(r, sequential_reverse[i]), 1e-13) << "W " << W << ", n " << n;
     }
-    EXPECT_LT(max_difference(totals[2 * p], total), 1e-13) << "W " << W << ", n " << n;
-    EXPECT_LT(max_difference(totals[2 * p + 1], total_reverse), 1e-13) << "W " << W << ", n " << n;
+    EXPECT_LT(distance(totals[2 * p], total), 1e-13) << "W " << W << ", n " << n;
+    EXPECT_LT(distance(totals[2 * p + 1], total_reverse), 1e-13) << "W " << W << ", n " << n;
   }
   std::cout << "W " << W << ": scans' largest difference from the host's lanes " << worst_host
             << ", from the sequential products " << worst_sequential << "\n";
@@ -179,8 +165,8 @@ void check_scans() {
 // ---- Tridiagonal solves ------------------------------------------------------------------------
 
 // A batch of random diagonally dominant tridiagonal systems (symmetric or not) in thomas_solve's
-// arrays at p * kStride, and each problem's dense matrix for Eigen. `singular`: problems whose
-// row n / 2 is zeroed (a zero pivot every width must report).
+// arrays at p * kStride, and each problem's dense matrix for Eigen; after the regular problems
+// three whose row n / 2 is zeroed (singular: every width must report it).
 struct ScalarBatch {
   std::vector<int> rows;
   std::vector<double> lower, diag, upper, rhs;
@@ -188,7 +174,6 @@ struct ScalarBatch {
   std::vector<bool> singular;
 };
 ScalarBatch scalar_batch(bool spd, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
   ScalarBatch b;
   b.rows = batch_rows();
   const std::size_t regular = b.rows.size();
@@ -197,24 +182,14 @@ ScalarBatch scalar_batch(bool spd, std::mt19937& rng) {
   b.lower.assign(size, 0), b.diag.assign(size, 1), b.upper.assign(size, 0), b.rhs.assign(size, 0);
   for (std::size_t p = 0; p < b.rows.size(); ++p) {
     const int n = b.rows[p];
-    double *lo = &b.lower[p * kStride], *di = &b.diag[p * kStride], *up = &b.upper[p * kStride];
-    for (int i = 0; i < n; ++i) {
-      if (i + 1 < n) up[i] = u(rng);
-      if (i > 0) lo[i] = spd ? up[i - 1] : u(rng);
-      b.rhs[p * kStride + i] = u(rng);
-    }
-    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, n);
-    for (int i = 0; i < n; ++i) {
-      const double off = std::abs(lo[i]) + (i + 1 < n ? std::abs(up[i]) : 0);
-      di[i] = (spd || u(rng) > 0 ? 1 : -1) * (off + 0.1 + std::abs(u(rng)));
-      a(i, i) = di[i];
-      if (i > 0) a(i, i - 1) = lo[i];
-      if (i + 1 < n) a(i, i + 1) = up[i];
-    }
-    const bool singular = p >= regular;
-    if (singular) lo[n / 2] = di[n / 2] = up[n / 2] = 0;
-    b.dense.push_back(a);
-    b.singular.push_back(singular);
+    lanes_test::Tridiagonal t = lanes_test::random_tridiagonal(n, spd, rng);
+    b.singular.push_back(p >= regular);
+    if (b.singular.back()) t.lower[n / 2] = t.diag[n / 2] = t.upper[n / 2] = 0;
+    std::copy(t.lower.begin(), t.lower.end(), b.lower.begin() + p * kStride);
+    std::copy(t.diag.begin(), t.diag.end(), b.diag.begin() + p * kStride);
+    std::copy(t.upper.begin(), t.upper.end(), b.upper.begin() + p * kStride);
+    std::copy(t.rhs.begin(), t.rhs.end(), b.rhs.begin() + p * kStride);
+    b.dense.push_back(std::move(t.dense));
   }
   return b;
 }
@@ -261,31 +236,15 @@ void check_block_solves(double tolerance) {
   constexpr int B = 6;
   const std::vector<int> rows = batch_rows();
   std::mt19937 rng(17);
-  std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double> diag(rows.size() * kStride * B * B), upper(diag.size()),
       rhs(rows.size() * kStride * B);
   std::vector<Eigen::MatrixXd> dense;
   for (std::size_t p = 0; p < rows.size(); ++p) {
-    const int n = rows[p], dim = n * B;
-    double *di = &diag[p * kStride * B * B], *up = &upper[p * kStride * B * B];
-    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(dim, dim);
-    for (int i = 0; i < n; ++i) {
-      Eigen::MatrixXd d(B, B);
-      for (int k = 0; k < B * B; ++k) d(k / B, k % B) = u(rng);
-      d = d * d.transpose() + (2.0 * B + 1) * Eigen::MatrixXd::Identity(B, B);
-      a.block(i * B, i * B, B, B) = d;
-      for (int k = 0; k < B * B; ++k) {
-        di[i * B * B + k] = d(k / B, k % B);
-        if (i + 1 < n) up[i * B * B + k] = u(rng);
-      }
-      if (i + 1 < n) {
-        const Eigen::Map<const Eigen::Matrix<double, B, B, Eigen::RowMajor>> c(&up[i * B * B]);
-        a.block(i * B, (i + 1) * B, B, B) = c;
-        a.block((i + 1) * B, i * B, B, B) = c.transpose();
-      }
-      for (int r = 0; r < B; ++r) rhs[(p * kStride + i) * B + r] = u(rng);
-    }
-    dense.push_back(a);
+    lanes_test::BlockTridiagonal t = lanes_test::random_block_tridiagonal<B>(rows[p], rng);
+    std::copy(t.diag.begin(), t.diag.end(), diag.begin() + p * kStride * B * B);
+    std::copy(t.upper.begin(), t.upper.end(), upper.begin() + p * kStride * B * B);
+    std::copy(t.rhs.begin(), t.rhs.end(), rhs.begin() + p * kStride * B);
+    dense.push_back(std::move(t.dense));
   }
   std::vector<double> x;
   std::vector<int> ok;
