@@ -213,17 +213,83 @@ HS_HD LaneRows lane_rows(const G&, int count) {
   return {count, (count + G::kWidth - 1) / G::kWidth};
 }
 
-// f(i) for every row, each by the lane that owns it.
+// f(i) for every row, each by the lane that owns it; then the group syncs, so that what f wrote
+// in its row is what any lane reads next.
 template <class G, class F>
 HS_HD void for_each_row(const G& g, int count, F&& f) {
   const LaneRows rows = lane_rows(g, count);
   g.each_lane([&](int lane) {
     for (int i = rows.begin(lane); i < rows.end(lane); ++i) f(i);
   });
+  g.sync();
+}
+
+// f() once for the group (by lane 0: a strand's own value written once), then a sync.
+template <class G, class F>
+HS_HD void on_one_lane(const G& g, F&& f) {
+  g.each_lane([&](int lane) {
+    if (lane == 0) f();
+  });
+  g.sync();
+}
+
+// A stencil's scatter: f(i) for every row i, where f may add into rows i - reach .. i + reach.
+// Rows fewer than 2 reach + 1 apart never run at once: one lane runs them in order; several run
+// them in 2 reach + 1 passes (rows i = c mod 2 reach + 1 in pass c, a sync after each), so no two
+// lanes add into one row together. (Each row's sum then adds its terms in the passes' order.)
+template <class G, class F>
+HS_HD void scatter_rows(const G& g, int count, int reach, F&& f) {
+  if constexpr (G::kWidth == 1) {
+    for (int i = 0; i < count; ++i) f(i);
+  } else {
+    const LaneRows rows = lane_rows(g, count);
+    const int passes = 2 * reach + 1;
+    for (int pass = 0; pass < passes; ++pass) {
+      g.each_lane([&](int lane) {
+        const int begin = rows.begin(lane);
+        for (int i = begin + (pass - begin % passes + passes) % passes; i < rows.end(lane);
+             i += passes)
+          f(i);
+      });
+      g.sync();
+    }
+  }
+}
+
+// A value carried along the rows by each row's action: v_i = act(term(i), v_{i-1}), v_{-1} =
+// start, emit(i, v_i) (a vector parallel-transported edge to edge: term(i) the rotation of row
+// i). One lane applies the rows in order. Several: each lane composes its rows' actions
+// (compose(first, then), associative, `identity` its unit), the compositions are scanned across
+// the lanes, and each lane carries start, acted on by the rows before it, through its own rows.
+// Returns nothing; the group syncs after the emits.
+template <class G, class V, class S, class Term, class Act, class Compose, class Emit>
+HS_HD void carry_rows(const G& g, int count, V start, S identity, Term&& term, Act&& act,
+                      Compose&& compose, Emit&& emit) {
+  if constexpr (G::kWidth == 1) {
+    V v = start;
+    for (int i = 0; i < count; ++i) emit(i, v = act(term(i), v));
+  } else {
+    const LaneRows rows = lane_rows(g, count);
+    typename G::template Value<S> fold;
+    g.each_lane([&](int lane) {
+      S s = identity;
+      for (int i = rows.begin(lane); i < rows.end(lane); ++i) s = compose(s, term(i));
+      fold(lane) = s;
+    });
+    const typename G::template Value<S> through = lane_inclusive_scan<G, S>(g, fold, compose);
+    const typename G::template Value<S> before = g.shfl_up(through, 1);
+    g.each_lane([&](int lane) {
+      V v = lane == 0 ? start : act(before(lane), start);
+      for (int i = rows.begin(lane); i < rows.end(lane); ++i) emit(i, v = act(term(i), v));
+    });
+  }
+  g.sync();
 }
 
 // op folded over term(i) of every row (op associative and commutative; identity its unit): each
 // lane folds its rows in order, then the lanes' folds are reduced. The result in every lane.
+// term(i) may write row i of an array (a pass that measures as it goes); no sync follows: call
+// g.sync() before another lane reads it.
 template <class G, class S, class Op, class Term>
 HS_HD S reduce_rows(const G& g, int count, S identity, Op&& op, Term&& term) {
   const LaneRows rows = lane_rows(g, count);
@@ -261,6 +327,7 @@ HS_HD S scan_rows(const G& g, int count, S start, S identity, Op&& op, Term&& te
       S s = lane == 0 ? start : before(lane);
       for (int i = rows.begin(lane); i < rows.end(lane); ++i) emit(i, s = op(s, term(i)));
     });
+    g.sync();
     return g.broadcast(through, G::kWidth - 1);
   }
 }
@@ -288,6 +355,7 @@ HS_HD S reverse_scan_rows(const G& g, int count, S start, S identity, Op&& op, T
       S s = lane == G::kWidth - 1 ? start : after(lane);
       for (int i = rows.end(lane) - 1; i >= rows.begin(lane); --i) emit(i, s = op(s, term(i)));
     });
+    g.sync();
     return g.broadcast(through, 0);
   }
 }

@@ -118,6 +118,77 @@ TEST(Lanes, ScansKeepTheRowsOrder) {
   check_scans<32>();
 }
 
+// A stencil's scatter: row i adds into rows i - 1 .. i + 1 (DER's forces). Integer sums are
+// exact, so every width must give the sequential sums; and rows that add into a common row never
+// run between the same two syncs (a group that counts its syncs says which pass a row ran in).
+template <int W>
+struct SyncCountingLanes : LoopLanes<W> {
+  int* syncs;
+  void sync() const { ++*syncs; }
+};
+
+template <int W>
+void check_scatter() {
+  int syncs = 0;
+  const SyncCountingLanes<W> g{{}, &syncs};
+  for (int n : kRowCounts) {
+    std::vector<long> expected(n), got(n);
+    for (int i = 0; i < n; ++i)
+      for (int k = -1; k <= 1; ++k)
+        if (i + k >= 0 && i + k < n) expected[i + k] += (i + 3) * (k + 2);
+    std::vector<int> pass_of(n, -1);
+    kernels::scatter_rows(g, n, 1, [&](int i) {
+      pass_of[i] = syncs;
+      for (int k = -1; k <= 1; ++k)
+        if (i + k >= 0 && i + k < n) got[i + k] += (i + 3) * (k + 2);
+    });
+    EXPECT_EQ(got, expected) << "W " << W << ", n " << n;
+    if (W == 1) continue;
+    for (int i = 0; i + 1 < n; ++i) {
+      EXPECT_NE(pass_of[i], pass_of[i + 1]) << "W " << W << ", n " << n << ", row " << i;
+      if (i + 2 < n) {
+        EXPECT_NE(pass_of[i], pass_of[i + 2]) << "W " << W << ", n " << n;
+      }
+    }
+  }
+}
+
+TEST(Lanes, ScatterKeepsNeighboursApart) {
+  check_scatter<1>();
+  check_scatter<4>();
+  check_scatter<32>();
+}
+
+// A vector carried along the rows by each row's rotation (the Bishop frame's parallel transport):
+// the same vectors as applying the rotations one after the other, to round-off.
+template <int W>
+void check_carry() {
+  LoopLanes<W> g;
+  std::mt19937 rng(9);
+  for (int n : kRowCounts) {
+    std::vector<Mat3> term(n);
+    for (Mat3& t : term) t = random_rotation(rng);
+    const kernels::Vec<double, 3> start{0.3, -0.5, 0.8};
+    std::vector<kernels::Vec<double, 3>> expected(n), got(n);
+    kernels::Vec<double, 3> v = start;
+    for (int i = 0; i < n; ++i) expected[i] = v = term[i] * v;
+    kernels::carry_rows(
+        g, n, start, Mat3::identity(), [&](int i) { return term[i]; },
+        [](const Mat3& r, const kernels::Vec<double, 3>& u) { return r * u; },
+        [](const Mat3& first, const Mat3& then) { return then * first; },
+        [&](int i, const kernels::Vec<double, 3>& u) { got[i] = u; });
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k)
+        ASSERT_NEAR(got[i][k], expected[i][k], 1e-13) << "W " << W << ", n " << n << ", row " << i;
+  }
+}
+
+TEST(Lanes, CarriedVectorsFollowTheRowsInOrder) {
+  check_carry<1>();
+  check_carry<2>();
+  check_carry<32>();
+}
+
 template <class T, int W>
 void check_scalar_solve(bool spd, double tolerance) {
   LoopLanes<W> g;
