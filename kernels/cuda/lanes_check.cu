@@ -131,6 +131,46 @@ __global__ void scan_rows_kernel(int problems, const int* rows, int stride, cons
     totals[2 * t.problem] = total, totals[2 * t.problem + 1] = total_reverse;
 }
 
+// ---- Rows dealt out: for_each_row, scatter_rows, carry_rows, on_one_lane ----------------------
+
+struct RowsOut {
+  double *copies, *neighbours, *scatter_1, *scatter_2;
+  kernels::Vec<double, 3>* carried;
+  int* once;
+};
+
+template <int W>
+__global__ void rows_kernel(int problems, const int* rows, int stride, const double* terms,
+                            const LaneMat3* rotations, RowsOut out) {
+  using Vec3 = kernels::Vec<double, 3>;
+  const TileProblem<W> t = tile_problem<W>();
+  if (t.problem >= problems) return;
+  const int n = rows[t.problem];
+  const std::size_t base = std::size_t(t.problem) * stride;
+  auto term = [&](int i, int j) { return terms[(base + i) * 5 + j + 2]; };
+  kernels::for_each_row(t.g, n, [&](int i) {
+    out.copies[base + i] = 2 * term(i, 0);
+    out.scatter_1[base + i] = out.scatter_2[base + i] = 0;
+  });
+  kernels::for_each_row(t.g, n, [&](int i) {
+    out.neighbours[base + i] = out.copies[base + (i + 1) % n] - out.copies[base + (i + n - 1) % n];
+  });
+  for (int reach = 1; reach <= 2; ++reach) {
+    double* const scattered = (reach == 1 ? out.scatter_1 : out.scatter_2) + base;
+    kernels::scatter_rows(t.g, n, reach, [&](int i) {
+      for (int j = -reach; j <= reach; ++j)
+        if (i + j >= 0 && i + j < n) scattered[i + j] += term(i, j);
+    });
+  }
+  kernels::carry_rows(
+      t.g, n, Vec3{0.3, -0.5, 0.8}, LaneMat3::identity(),
+      [&](int i) { return rotations[base + i]; },
+      [](const LaneMat3& r, const Vec3& v) { return r * v; },
+      [](const LaneMat3& first, const LaneMat3& then) { return then * first; },
+      [&](int i, const Vec3& v) { out.carried[base + i] = v; });
+  kernels::on_one_lane(t.g, [&] { out.once[t.problem] += 1; });
+}
+
 // ---- Tridiagonal solves -------------------------------------------------------------------------
 
 template <class T, int W>
@@ -222,6 +262,29 @@ void lane_scan_rows_check(int width, const std::vector<int>& rows, int stride,
   forward = downloaded(d_forward);
   reverse = downloaded(d_reverse);
   totals = downloaded(d_totals);
+}
+
+LaneRowsResults lane_rows_check(int width, const std::vector<int>& rows, int stride,
+                                const std::vector<double>& terms,
+                                const std::vector<LaneMat3>& rotations) {
+  check_batch(width, rows, stride);
+  const int problems = int(rows.size());
+  const std::size_t size = std::size_t(problems) * stride;
+  const DeviceBuffer<int> d_rows = uploaded(rows);
+  const DeviceBuffer<double> d_terms = uploaded(terms);
+  const DeviceBuffer<LaneMat3> d_rotations = uploaded(rotations);
+  DeviceBuffer<double> copies(size), neighbours(size), scatter_1(size), scatter_2(size);
+  DeviceBuffer<kernels::Vec<double, 3>> carried(size);
+  DeviceBuffer<int> once = uploaded(std::vector<int>(problems, 0));
+  const RowsOut out{copies.data(),    neighbours.data(), scatter_1.data(),
+                    scatter_2.data(), carried.data(),    once.data()};
+  with_width(width, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    rows_kernel<W><<<blocks_for<W>(problems), kBlock>>>(problems, d_rows.data(), stride,
+                                                        d_terms.data(), d_rotations.data(), out);
+  });
+  return {downloaded(neighbours), downloaded(scatter_1), downloaded(scatter_2), downloaded(carried),
+          downloaded(once)};
 }
 
 template <class T>

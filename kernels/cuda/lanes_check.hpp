@@ -42,6 +42,24 @@ void lane_scan_rows_check(int width, const std::vector<int>& rows, int stride,
                           std::vector<LaneMat3>& forward, std::vector<LaneMat3>& reverse,
                           std::vector<LaneMat3>& totals);
 
+// The row-dealing collectives, on problem p's rows i (results at p * stride + i):
+//   for_each_row   copies = 2 term(i, 0), then neighbours = copies(i + 1) - copies(i - 1)
+//                  (cyclically: rows another lane wrote, read after for_each_row's sync);
+//   scatter_rows   scatter_k(i + j) += term(i, j) for |j| <= k, reach k = 1 and 2 (a stencil's
+//                  scatter, rows in 2 k + 1 passes);
+//   carry_rows     carried(i) = rotation(i) ⋯ rotation(0) start, start = (0.3, -0.5, 0.8)
+//                  (a vector transported along the rows);
+//   on_one_lane    once[p] += 1 (zero before: one lane must add).
+// term(i, j) = terms[(p * stride + i) * 5 + j + 2].
+struct LaneRowsResults {
+  std::vector<double> neighbours, scatter_1, scatter_2;
+  std::vector<kernels::Vec<double, 3>> carried;
+  std::vector<int> once;
+};
+LaneRowsResults lane_rows_check(int width, const std::vector<int>& rows, int stride,
+                                const std::vector<double>& terms,
+                                const std::vector<LaneMat3>& rotations);
+
 // lane_thomas_solve of scalar tridiagonal systems (thomas_solve's arrays: lower[i] below the
 // diagonal, upper[i] above), the solution written over the right-hand side as the kernels do
 // (x aliases rhs); ok[p] the solve's verdict (0: a singular pivot).

@@ -162,6 +162,67 @@ void check_scans() {
             << ", from the sequential products " << worst_sequential << "\n";
 }
 
+// The row-dealing collectives (lanes_check.hpp's lane_rows_check). The scatters and the copies
+// only add and double, so both groups, which add each row's terms in the same passes' order,
+// agree bit for bit; against the sequential sums (another order of at most 5 terms of size <= 1:
+// at most 4 · 5 · 2⁻⁵³ ≈ 2.2e-15 apart) within 1e-14; the carried vectors (products of
+// rotations) within the scans' 1e-13 of the host's lanes and of the sequential transport.
+template <int W>
+void check_rows() {
+  using Vec3 = kernels::Vec<double, 3>;
+  const std::vector<int> rows = batch_rows();
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> terms(rows.size() * kStride * 5);
+  for (double& t : terms) t = u(rng);
+  std::vector<Mat3> rotations(rows.size() * kStride, Mat3::identity());
+  for (std::size_t p = 0; p < rows.size(); ++p)
+    for (int i = 0; i < rows[p]; ++i) rotations[p * kStride + i] = random_rotation(rng);
+  const cuda::LaneRowsResults device = cuda::lane_rows_check(W, rows, kStride, terms, rotations);
+  const LoopLanes<W> g;
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    const int n = rows[p];
+    const std::size_t base = p * kStride;
+    auto term = [&](int i, int j) { return terms[(base + i) * 5 + j + 2]; };
+    EXPECT_EQ(device.once[p], 1) << "W " << W << ", n " << n << ": on_one_lane";
+    for (int reach = 1; reach <= 2; ++reach) {
+      const std::vector<double>& got = reach == 1 ? device.scatter_1 : device.scatter_2;
+      std::vector<double> host(n, 0.0), sequential(n, 0.0);
+      auto scatter = [&](std::vector<double>& into, int i) {
+        for (int j = -reach; j <= reach; ++j)
+          if (i + j >= 0 && i + j < n) into[i + j] += term(i, j);
+      };
+      kernels::scatter_rows(g, n, reach, [&](int i) { scatter(host, i); });
+      for (int i = 0; i < n; ++i) scatter(sequential, i);
+      for (int i = 0; i < n; ++i) {
+        ASSERT_EQ(got[base + i], host[i]) << "W " << W << ", n " << n << ", reach " << reach;
+        ASSERT_NEAR(got[base + i], sequential[i], 1e-14)
+            << "W " << W << ", n " << n << ", reach " << reach;
+      }
+    }
+    std::vector<Vec3> host(n), sequential(n);
+    const Vec3 start{0.3, -0.5, 0.8};
+    kernels::carry_rows(
+        g, n, start, Mat3::identity(), [&](int i) { return rotations[base + i]; },
+        [](const Mat3& r, const Vec3& v) { return r * v; },
+        [](const Mat3& first, const Mat3& then) { return then * first; },
+        [&](int i, const Vec3& v) { host[i] = v; });
+    Vec3 v = start;
+    for (int i = 0; i < n; ++i) sequential[i] = v = rotations[base + i] * v;
+    for (int i = 0; i < n; ++i) {
+      const double copies_ahead = 2 * term((i + 1) % n, 0),
+                   copies_behind = 2 * term((i + n - 1) % n, 0);
+      ASSERT_EQ(device.neighbours[base + i], copies_ahead - copies_behind)
+          << "W " << W << ", n " << n << ", row " << i << ": for_each_row then a neighbour's row";
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_NEAR(device.carried[base + i][k], host[i][k], 1e-13) << "W " << W << ", n " << n;
+        ASSERT_NEAR(device.carried[base + i][k], sequential[i][k], 1e-13)
+            << "W " << W << ", n " << n << ", row " << i;
+      }
+    }
+  }
+}
+
 // ---- Tridiagonal solves ------------------------------------------------------------------------
 
 // A batch of random diagonally dominant tridiagonal systems (symmetric or not) in thomas_solve's
@@ -294,6 +355,11 @@ TEST_F(LanesGpu, ReductionsMatchTheHostsLanesBitForBit) {
 TEST_F(LanesGpu, ScansKeepTheRowsOrder) {
   check_scans<32>();
   check_scans<8>();
+}
+
+TEST_F(LanesGpu, RowCollectivesMatchTheHostsLanes) {
+  check_rows<32>();
+  check_rows<8>();
 }
 
 TEST_F(LanesGpu, ScalarSolvesMatchTheHostsLanesAndEigen) {
