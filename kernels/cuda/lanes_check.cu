@@ -59,6 +59,14 @@ DeviceBuffer<T> uploaded(const std::vector<T>& host) {
   return device;
 }
 
+// The outputs start as zero bytes (on the default stream, before the launch): what a check reads
+// back is what its kernel wrote or 0, never uninitialised memory (compute-sanitizer's initcheck
+// runs these tests, scripts/gpu-check.sh).
+template <class... Buffers>
+void zero(Buffers&... buffers) {
+  (buffers.zero_async(nullptr), ...);
+}
+
 template <class T>
 std::vector<T> downloaded(const DeviceBuffer<T>& device) {
   HS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -216,6 +224,7 @@ LaneExchanges lane_exchanges_check(int width, int tiles) {
   const std::size_t lanes = std::size_t(tiles) * width;
   DeviceBuffer<LaneMat3> up(lanes), down(lanes), flip(lanes), broadcast(lanes);
   DeviceBuffer<int> any_last(lanes), all_last(lanes), scan(lanes);
+  zero(up, down, flip, broadcast, any_last, all_last, scan);
   const ExchangeOut out{up.data(),       down.data(),     flip.data(), broadcast.data(),
                         any_last.data(), all_last.data(), scan.data()};
   with_width(width, [&](auto w) {
@@ -234,6 +243,7 @@ void lane_reduce_rows_check(int width, const std::vector<int>& rows, int stride,
   const DeviceBuffer<int> d_rows = uploaded(rows);
   const DeviceBuffer<double> d_terms = uploaded(terms);
   DeviceBuffer<double> d_sums(problems), d_maxima(problems);
+  zero(d_sums, d_maxima);
   with_width(width, [&](auto w) {
     constexpr int W = decltype(w)::value;
     reduce_rows_kernel<W><<<blocks_for<W>(problems), kBlock>>>(
@@ -253,6 +263,7 @@ void lane_scan_rows_check(int width, const std::vector<int>& rows, int stride,
   const DeviceBuffer<LaneMat3> d_terms = uploaded(terms), d_starts = uploaded(starts);
   DeviceBuffer<LaneMat3> d_forward(terms.size()), d_reverse(terms.size()),
       d_totals(2 * std::size_t(problems));
+  zero(d_forward, d_reverse, d_totals);
   with_width(width, [&](auto w) {
     constexpr int W = decltype(w)::value;
     scan_rows_kernel<W><<<blocks_for<W>(problems), kBlock>>>(
@@ -275,7 +286,8 @@ LaneRowsResults lane_rows_check(int width, const std::vector<int>& rows, int str
   const DeviceBuffer<LaneMat3> d_rotations = uploaded(rotations);
   DeviceBuffer<double> copies(size), neighbours(size), scatter_1(size), scatter_2(size);
   DeviceBuffer<kernels::Vec<double, 3>> carried(size);
-  DeviceBuffer<int> once = uploaded(std::vector<int>(problems, 0));
+  DeviceBuffer<int> once(problems);
+  zero(copies, neighbours, scatter_1, scatter_2, carried, once);
   const RowsOut out{copies.data(),    neighbours.data(), scatter_1.data(),
                     scatter_2.data(), carried.data(),    once.data()};
   with_width(width, [&](auto w) {
@@ -298,6 +310,7 @@ void lane_thomas_check(int width, const std::vector<int>& rows, int stride,
   DeviceBuffer<T> d_lower = uploaded(lower), d_upper = uploaded(upper), d_x = uploaded(rhs);
   const DeviceBuffer<T> d_diag = uploaded(diag);
   DeviceBuffer<int> d_ok(problems);
+  zero(d_ok);
   with_width(width, [&](auto w) {
     constexpr int W = decltype(w)::value;
     thomas_kernel<T, W><<<blocks_for<W>(problems), kBlock>>>(
@@ -325,6 +338,7 @@ void lane_block6_thomas_check(int width, const std::vector<int>& rows, int strid
   const DeviceBuffer<int> d_rows = uploaded(rows);
   DeviceBuffer<double> d_diag = uploaded(diag), d_upper = uploaded(upper), d_x = uploaded(rhs);
   DeviceBuffer<int> d_ok(problems);
+  zero(d_ok);
   with_width(width, [&](auto w) {
     constexpr int W = decltype(w)::value;
     block6_thomas_kernel<W><<<blocks_for<W>(problems), kBlock>>>(
