@@ -12,7 +12,10 @@
 // 1) and the solves (diagonally dominant: Higham, Accuracy and Stability, §9.5, errors a few
 // round-offs times the size) carry such differences with little growth: 1e-13 absolute for the
 // scans (test_lanes.cpp's bound for a different association), 1e-12 relative in double and 1e-5
-// in float (a hundred float ulps; test_der_kernels_gpu.cpp's float bound) for the solves.
+// in float (a hundred float ulps; test_der_kernels_gpu.cpp's float bound) for the solves. A host
+// stand-in for lanes_check.cu (the same calls on LoopLanes<W>, compiled with -mfma
+// -ffp-contract=fast, 2026-11-29) differed from the host's lanes by at most 3e-16 relative in the
+// double solves, 1.6e-7 in the float ones, 3e-17 in the block ones and 2e-15 in the scans.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
