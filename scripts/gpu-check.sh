@@ -284,8 +284,9 @@ stage_test() {
 sanitizer_cases() {
   local bin=$1
   # The gpu tests whose device part is the larger one (the every-model case of each model but
-  # Cosserat, whose cpu reference takes most of a minute, the DER simulator, the guides).
-  echo "$(dirname "$(dirname "$bin")")/tests/gpu_tests --gtest_filter=Table/EveryModelGpu.*/der:Table/EveryModelGpu.*/super_helix:SimulatorGpu.*:GuidesGpu.*"
+  # Cosserat, whose cpu reference takes most of a minute, the DER simulator, the guides), and
+  # the cooperative vocabulary's tiles (LanesGpu: shuffles and tile.sync() under synccheck).
+  echo "$(dirname "$(dirname "$bin")")/tests/gpu_tests --gtest_filter=Table/EveryModelGpu.*/der:Table/EveryModelGpu.*/super_helix:SimulatorGpu.*:GuidesGpu.*:LanesGpu.*"
   "$bin" models --backend cuda | while IFS=$'\t' read -r model integrators _; do
     for integrator in ${integrators//,/ }; do
       echo "$bin bench --model $model --integrator $integrator --backend cuda --precision float,double --collisions on --strands 300 --vertices 16 --steps 2"

@@ -10,12 +10,17 @@
 #include "common/lane_tridiagonal.hpp"
 #include "common/lanes.hpp"
 #include "common/thomas.hpp"
+#include "lanes_test_support.hpp"
 
 namespace hairsim {
 namespace {
 
 using kernels::LoopLanes;
-using Mat3 = kernels::Mat<double, 3, 3>;
+using lanes_test::distance;
+using lanes_test::Mat3;
+using lanes_test::random_rotation;
+using lanes_test::random_tridiagonal;
+using lanes_test::Tridiagonal;
 
 // Row counts around every boundary of a 32-lane group: fewer rows than lanes, one row a lane,
 // a partial last lane, several rows a lane (DER's 16-128 vertices).
@@ -76,21 +81,6 @@ TEST(Lanes, ReductionsEqualTheSequentialFold) {
 // A product of rotations does not commute: the scans must keep the rows' order. Each row's term
 // is a rotation by a random angle about a random axis (Rodrigues); the scan's partial products
 // must match the sequential ones to round-off (their association differs).
-Mat3 random_rotation(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  Eigen::Vector3d axis(u(rng), u(rng), u(rng));
-  const Eigen::Matrix3d r = Eigen::AngleAxisd(3 * u(rng), axis.normalized()).toRotationMatrix();
-  Mat3 m;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) m(i, j) = r(i, j);
-  return m;
-}
-double distance(const Mat3& a, const Mat3& b) {
-  double d = 0;
-  for (int k = 0; k < 9; ++k) d = std::max(d, std::abs(a[k] - b[k]));
-  return d;
-}
-
 template <int W>
 void check_scans() {
   LoopLanes<W> g;
@@ -199,32 +189,6 @@ TEST(Lanes, CarriedVectorsFollowTheRowsInOrder) {
   check_carry<32>();
 }
 
-// A random tridiagonal system, diagonally dominant (spd: symmetric with a positive diagonal),
-// and its dense matrix for Eigen.
-struct Tridiagonal {
-  std::vector<double> lower, diag, upper, rhs;
-  Eigen::MatrixXd dense;
-};
-Tridiagonal random_tridiagonal(int n, bool spd, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  Tridiagonal t{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n),
-                std::vector<double>(n), Eigen::MatrixXd::Zero(n, n)};
-  for (int i = 0; i < n; ++i) {
-    if (i > 0) t.lower[i] = u(rng);
-    if (i + 1 < n) t.upper[i] = u(rng);
-    if (spd && i > 0) t.lower[i] = t.upper[i - 1];
-    t.rhs[i] = u(rng);
-  }
-  for (int i = 0; i < n; ++i) {
-    const double off = (i > 0 ? std::abs(t.lower[i]) : 0) + (i + 1 < n ? std::abs(t.upper[i]) : 0);
-    t.diag[i] = (spd || u(rng) > 0 ? 1 : -1) * (off + 0.1 + std::abs(u(rng)));
-    t.dense(i, i) = t.diag[i];
-    if (i > 0) t.dense(i, i - 1) = t.lower[i];
-    if (i + 1 < n) t.dense(i, i + 1) = t.upper[i];
-  }
-  return t;
-}
-
 template <class T, int W>
 void check_scalar_solve(bool spd, double tolerance) {
   LoopLanes<W> g;
@@ -301,32 +265,12 @@ TEST(LaneTridiagonal, ReportsASingularSystem) {
 template <int B, int W>
 void check_block_solve(double tolerance) {
   std::mt19937 rng(17);
-  std::uniform_real_distribution<double> u(-1, 1);
   for (int n : kRowCounts) {
     const int dim = n * B;
-    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(dim, dim);
-    std::vector<double> diag(n * B * B), upper(n * B * B), rhs(dim);
-    for (int i = 0; i + 1 < n; ++i)
-      for (int k = 0; k < B * B; ++k) upper[i * B * B + k] = u(rng);
-    for (int i = 0; i < n; ++i) {
-      Eigen::MatrixXd d(B, B);
-      for (int r = 0; r < B; ++r)
-        for (int c = 0; c < B; ++c) d(r, c) = u(rng);
-      d = d * d.transpose() + (2.0 * B + 1) * Eigen::MatrixXd::Identity(B, B);
-      a.block(i * B, i * B, B, B) = d;
-      for (int r = 0; r < B; ++r)
-        for (int c = 0; c < B; ++c) {
-          diag[i * B * B + r * B + c] = d(r, c);
-          if (i + 1 < n) {
-            a(i * B + r, (i + 1) * B + c) = upper[i * B * B + r * B + c];
-            a((i + 1) * B + c, i * B + r) = upper[i * B * B + r * B + c];
-          }
-        }
-      for (int r = 0; r < B; ++r) rhs[i * B + r] = u(rng);
-    }
+    const lanes_test::BlockTridiagonal t = lanes_test::random_block_tridiagonal<B>(n, rng);
     const Eigen::VectorXd expected =
-        a.partialPivLu().solve(Eigen::Map<const Eigen::VectorXd>(rhs.data(), dim));
-    std::vector<double> x = rhs;
+        t.dense.partialPivLu().solve(Eigen::Map<const Eigen::VectorXd>(t.rhs.data(), dim));
+    std::vector<double> diag = t.diag, upper = t.upper, x = t.rhs;
     const kernels::LowerFromUpper<B, const double*> lower{upper.data()};
     ASSERT_TRUE((kernels::lane_block_thomas_solve<double, B>(LoopLanes<W>{}, n, lower, diag.data(),
                                                              upper.data(), x.data(), x.data())));
