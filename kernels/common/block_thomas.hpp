@@ -24,9 +24,10 @@ namespace block_detail {
 // Solves M X = Y in place for an B x B matrix M (destroyed) and `cols` right-hand columns of Y
 // (B x cols, row-major), by Gaussian elimination with partial pivoting. False when a pivot is at
 // or below negligible[r] for its row r (singular to working precision); `negligible` is permuted
-// with the rows.
-template <class T, int B>
-HS_HD bool solve_in_place(T* m, T* y, int cols, T* negligible) {
+// with the rows. The column count is a compile-time one: its loops unroll (a run-time count
+// left the elimination out of line and twice as slow).
+template <class T, int B, int cols>
+HS_HD bool solve_in_place(T* m, T* y, T* negligible) {
   for (int k = 0; k < B; ++k) {
     int pivot = k;
     T best = m[k * B + k] < T(0) ? -m[k * B + k] : m[k * B + k];
@@ -100,7 +101,7 @@ HS_HD bool block_thomas_solve(int n, Lower lower, Diag diag, Upper upper, Rhs rh
         work[r * (B + 1) + c] = i + 1 < n ? upper[i * kBB + r * B + c] : T(0);
       work[r * (B + 1) + B] = vec[r];
     }
-    if (!block_detail::solve_in_place<T, B>(pivot, work, B + 1, negligible)) return false;
+    if (!block_detail::solve_in_place<T, B, B + 1>(pivot, work, negligible)) return false;
     for (int r = 0; r < B; ++r) {
       for (int c = 0; c < B; ++c) scratch[c_i + r * B + c] = work[r * (B + 1) + c];
       x[i * B + r] = work[r * (B + 1) + B];

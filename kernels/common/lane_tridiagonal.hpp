@@ -17,7 +17,8 @@
 //  3. solves that by parallel cyclic reduction across the lanes (log2 W shuffle steps, every row
 //     kept normalised to a unit diagonal so that only left divisions occur);
 //  4. recovers each block's first unknown (its neighbour's last by a shuffle) and the inner rows.
-// One lane (LoopLanes<1>) is plain Thomas (block Thomas), nothing more.
+// One lane (LoopLanes<1>) is plain Thomas (block Thomas: thomas.hpp, block_thomas.hpp), nothing
+// more.
 #include <type_traits>
 
 #include "common/block_thomas.hpp"
@@ -26,6 +27,7 @@
 #include "common/lanes.hpp"
 #include "common/small_matrix.hpp"
 #include "common/strided.hpp"
+#include "common/thomas.hpp"
 
 namespace hairsim::kernels {
 
@@ -58,16 +60,27 @@ HS_HD Mat<T, R, C> negate(const Mat<T, R, C>& x) {
   return T(-1) * x;
 }
 
-// x <- d⁻¹ x. False where d is singular: a zero scalar; a block whose pivot is negligible
-// against its row's largest entry (block_thomas.hpp's test).
-template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
-HS_HD bool left_divide(const T& d, T& x) {
+// x <- d⁻¹ x for each x given (one elimination of d for all of them). False where d is
+// singular: a zero scalar; a block whose pivot is negligible against its row's largest entry
+// (block_thomas.hpp's test).
+template <class T, class... X, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+HS_HD bool left_divide(const T& d, X&... x) {
   if (d == T(0)) return false;
-  x = x / d;
+  ((x = x / d), ...);
   return true;
 }
-template <class T, int B, int C>
-HS_HD bool left_divide(const Mat<T, B, B>& d, Mat<T, B, C>& x) {
+
+template <class M>
+struct ColumnsOf;
+template <class T, int R, int C>
+struct ColumnsOf<Mat<T, R, C>> {
+  static constexpr int value = C;
+};
+template <class M>
+inline constexpr int kColumnsOf = ColumnsOf<std::remove_cv_t<std::remove_reference_t<M>>>::value;
+
+template <class T, int B, class... X>
+HS_HD bool left_divide(const Mat<T, B, B>& d, X&... x) {
   Mat<T, B, B> m = d;
   T negligible[B] = {};
   for (int r = 0; r < B; ++r)
@@ -75,10 +88,27 @@ HS_HD bool left_divide(const Mat<T, B, B>& d, Mat<T, B, C>& x) {
       const T size = T(B) * epsilon<T>() * (m(r, c) < T(0) ? -m(r, c) : m(r, c));
       negligible[r] = size > negligible[r] ? size : negligible[r];
     }
-  T y[B * C];  // through a plain array: Mat<T, 3, 1> keeps named components
-  for (int k = 0; k < B * C; ++k) y[k] = x[k];
-  if (!block_detail::solve_in_place<T, B>(&m.m[0][0], y, C, negligible)) return false;
-  for (int k = 0; k < B * C; ++k) x[k] = y[k];
+  // The right-hand sides side by side, through a plain array (Mat<T, 3, 1> keeps named
+  // components): row r holds row r of each x in turn.
+  constexpr int kColumns = (kColumnsOf<X> + ...);
+  T y[B * kColumns];
+  int first = 0;
+  auto pack = [&](const auto& z) {
+    constexpr int c = kColumnsOf<decltype(z)>;
+    for (int r = 0; r < B; ++r)
+      for (int k = 0; k < c; ++k) y[r * kColumns + first + k] = z[r * c + k];
+    first += c;
+  };
+  (pack(x), ...);
+  if (!block_detail::solve_in_place<T, B, kColumns>(&m.m[0][0], y, negligible)) return false;
+  first = 0;
+  auto unpack = [&](auto& z) {
+    constexpr int c = kColumnsOf<decltype(z)>;
+    for (int r = 0; r < B; ++r)
+      for (int k = 0; k < c; ++k) z[r * c + k] = y[r * kColumns + first + k];
+    first += c;
+  };
+  (unpack(x), ...);
   return true;
 }
 
@@ -95,7 +125,9 @@ struct EliminatedRow {
 // A system adapter gives the rows' coefficients a(i) (below the diagonal; row 0's is never read),
 // b(i), c(i) (above; row n - 1's is never read), d(i) (the right-hand side), keeps an eliminated
 // row (store(i, row) after every read of row i and of a(i + 1); load(i)) and takes the solution
-// (solution(i, x), after load(i)). Whatever aliasing those orders allow is the adapter's.
+// (solution(i, x), after load(i)). Whatever aliasing those orders allow is the adapter's. On one
+// lane it solves the whole system itself, sequentially (solve_on_one_lane(n): Thomas, block
+// Thomas).
 
 // Scalar rows in indexable arrays (pointers, Strided slices), thomas_solve's arguments: lower,
 // upper hold the eliminated rows (both are overwritten), x the solution; x may alias rhs.
@@ -118,6 +150,10 @@ struct ScalarTridiagonal {
   }
   HS_HD EliminatedRow<Scalar, Scalar> load(int i) const { return {lower[i], upper[i], x[i]}; }
   HS_HD void solution(int i, Scalar v) const { x[i] = v; }
+  // Thomas, its scratch in upper (each upper[i] is read before scratch[i] is written).
+  HS_HD bool solve_on_one_lane(int n) const {
+    return thomas_solve(n, lower, diag, upper, rhs, x, upper);
+  }
 };
 
 // B x B blocks in indexable arrays, block_thomas_solve's layout (block i at i B², row-major;
@@ -159,44 +195,15 @@ struct BlockTridiagonal {
   HS_HD void solution(int i, const Vector& v) const {
     for (int k = 0; k < B; ++k) x[i * B + k] = v[k];
   }
+  // Block Thomas, its scratch in diag (as block_thomas_solve allows).
+  HS_HD bool solve_on_one_lane(int n) const {
+    return block_thomas_solve<T, B>(n, lower, diag, upper, rhs, x, diag);
+  }
 };
 
 // ---- The solve ---------------------------------------------------------------------------------
 
 namespace tridiagonal_detail {
-
-// One lane's whole system (Thomas, or block Thomas): forward elimination, back substitution.
-template <class System>
-HS_HD bool thomas_on_one_lane(int n, const System& s) {
-  using Coefficient = typename System::Coefficient;
-  using Vector = typename System::Vector;
-  if (n <= 0) return true;
-  Coefficient c_prev{}, den = s.b(0);
-  Vector d_prev = s.d(0);
-  Coefficient c = n > 1 ? s.c(0) : zero_like(den);
-  if (!left_divide(den, c) || !left_divide(den, d_prev)) return false;
-  Coefficient a_next = n > 1 ? s.a(1) : zero_like(den);
-  s.store(0, {zero_like(den), c, d_prev});
-  c_prev = c;
-  for (int i = 1; i < n; ++i) {
-    const Coefficient a = a_next;
-    if (i + 1 < n) a_next = s.a(i + 1);
-    den = s.b(i) - a * c_prev;
-    Coefficient ci = i + 1 < n ? s.c(i) : zero_like(den);
-    Vector di = s.d(i) - a * d_prev;
-    if (!left_divide(den, ci) || !left_divide(den, di)) return false;
-    s.store(i, {zero_like(den), ci, di});
-    c_prev = ci, d_prev = di;
-  }
-  Vector next = d_prev;
-  s.solution(n - 1, next);
-  for (int i = n - 2; i >= 0; --i) {
-    const EliminatedRow<Coefficient, Vector> row = s.load(i);
-    next = row.D - row.C * next;
-    s.solution(i, next);
-  }
-  return true;
-}
 
 // A lane's contribution after step 1: its first row's expression (A, C, D) and its last row,
 // reduced to p x_prev_last + q x_first + r x_last + s x_next_first = t.
@@ -249,7 +256,7 @@ HS_HD LaneBlock<typename System::Coefficient, typename System::Vector> eliminate
       A = negate(a * A_prev);
       D = D - a * D_prev;
     }
-    if (!left_divide(den, A) || !left_divide(den, C) || !left_divide(den, D)) out.ok = false;
+    if (!left_divide(den, A, C, D)) out.ok = false;
     if (k + 1 < m) sys.store(i, {A, C, D});
     A_prev = A, C_prev = C, D_prev = D;
   }
@@ -270,7 +277,7 @@ HS_HD LaneBlock<typename System::Coefficient, typename System::Vector> eliminate
   const Coefficient den0 = b0 - c0 * A_next;
   Coefficient A = a0, C = negate(c0 * C_next);
   Vector D = d0 - c0 * D_next;
-  if (!left_divide(den0, A) || !left_divide(den0, C) || !left_divide(den0, D)) out.ok = false;
+  if (!left_divide(den0, A, C, D)) out.ok = false;
   out.first_A = A, out.first_C = C, out.first_D = D;
   return out;
 }
@@ -283,7 +290,7 @@ template <class G, class System>
 HS_HD bool lane_tridiagonal_solve(const G& g, int n, const System& sys) {
   using namespace tridiagonal_detail;
   if constexpr (G::kWidth == 1) {
-    return thomas_on_one_lane(n, sys);
+    return sys.solve_on_one_lane(n);
   } else {
     using Coefficient = typename System::Coefficient;
     using Vector = typename System::Vector;
@@ -322,8 +329,7 @@ HS_HD bool lane_tridiagonal_solve(const G& g, int n, const System& sys) {
         upper = negate(k.s * nx.first_C);
         rhs = rhs - k.s * nx.first_D;
       }
-      bool ok =
-          k.ok && left_divide(diag, lower) && left_divide(diag, upper) && left_divide(diag, rhs);
+      bool ok = k.ok && left_divide(diag, lower, upper, rhs);
       row(lane) = {lower, upper, rhs};
       failed(lane) = !ok;
     });
@@ -348,8 +354,7 @@ HS_HD bool lane_tridiagonal_solve(const G& g, int n, const System& sys) {
           upper = negate(r.upper * p.upper);
           rhs = rhs - r.upper * p.rhs;
         }
-        if (!left_divide(diag, lower) || !left_divide(diag, upper) || !left_divide(diag, rhs))
-          failed(lane) = true;
+        if (!left_divide(diag, lower, upper, rhs)) failed(lane) = true;
         r = {lower, upper, rhs};
       });
     }

@@ -259,7 +259,7 @@ HS_HD void on_one_lane(const G& g, F&& f) {
 // them in 2 reach + 1 passes (rows i = c mod 2 reach + 1 in pass c, a sync after each), so no two
 // lanes add into one row together. (Each row's sum then adds its terms in the passes' order.)
 template <class G, class F>
-HS_HD void scatter_rows(const G& g, int count, int reach, F&& f) {
+HS_HD HS_FLATTEN void scatter_rows(const G& g, int count, int reach, F&& f) {
   if constexpr (G::kWidth == 1) {
     for (int i = 0; i < count; ++i) f(i);
   } else {
