@@ -277,31 +277,33 @@ HS_HD HS_FLATTEN void scatter_rows(const G& g, int count, int reach, F&& f) {
   }
 }
 
-// A value carried along the rows by each row's action: v_i = act(term(i), v_{i-1}), v_{-1} =
-// start, emit(i, v_i) (a vector parallel-transported edge to edge: term(i) the rotation of row
-// i). One lane applies the rows in order. Several: each lane composes its rows' actions
-// (compose(first, then), associative, `identity` its unit), the compositions are scanned across
-// the lanes, and each lane carries start, acted on by the rows before it, through its own rows.
+// A value carried along the rows by each row's action: v_i = step(i, v_{i-1}), v_{-1} = start,
+// emit(i, v_i) (a vector parallel-transported edge to edge). One lane applies the rows' steps in
+// order. Several: each lane composes its rows' actions as values (action(i), composed by
+// compose(first, then), associative, `identity` its unit), the compositions are scanned across
+// the lanes, each lane starts from act(the rows before it, start) and steps through its own
+// rows. So a row's own step may be a cheaper or more accurate form of the same action than its
+// composable value (DER: the transport formula of two tangents; a quaternion across lanes).
 // Returns nothing; the group syncs after the emits.
-template <class G, class V, class S, class Term, class Act, class Compose, class Emit>
-HS_HD void carry_rows(const G& g, int count, V start, S identity, Term&& term, Act&& act,
-                      Compose&& compose, Emit&& emit) {
+template <class G, class V, class S, class Step, class Action, class Act, class Compose, class Emit>
+HS_HD void carry_rows(const G& g, int count, V start, S identity, Step&& step, Action&& action,
+                      Act&& act, Compose&& compose, Emit&& emit) {
   if constexpr (G::kWidth == 1) {
     V v = start;
-    for (int i = 0; i < count; ++i) emit(i, v = act(term(i), v));
+    for (int i = 0; i < count; ++i) emit(i, v = step(i, v));
   } else {
     const LaneRows rows = lane_rows(g, count);
     typename G::template Value<S> fold;
     g.each_lane([&](int lane) {
       S s = identity;
-      for (int i = rows.begin(lane); i < rows.end(lane); ++i) s = compose(s, term(i));
+      for (int i = rows.begin(lane); i < rows.end(lane); ++i) s = compose(s, action(i));
       fold(lane) = s;
     });
     const typename G::template Value<S> through = lane_inclusive_scan<G, S>(g, fold, compose);
     const typename G::template Value<S> before = g.shfl_up(through, 1);
     g.each_lane([&](int lane) {
       V v = lane == 0 ? start : act(before(lane), start);
-      for (int i = rows.begin(lane); i < rows.end(lane); ++i) emit(i, v = act(term(i), v));
+      for (int i = rows.begin(lane); i < rows.end(lane); ++i) emit(i, v = step(i, v));
     });
   }
   g.sync();

@@ -21,11 +21,12 @@ HS_HD Quaternion<T> then(const Quaternion<T>& a, const Quaternion<T>& b) {
   return {b.w * a.w - dot(b.v, a.v), b.w * a.v + a.w * b.v + cross(b.v, a.v)};
 }
 
-// q u q*, q unit: u + 2 w (v × u) + 2 v × (v × u).
+// q u q* / |q|²: u + 2 (w (v × u) + v × (v × u)) / |q|², a rotation for any q, so that the
+// round-off of a product of many unit quaternions does not scale u.
 template <class T>
 HS_HD Vector3<T> rotate(const Quaternion<T>& q, const Vector3<T>& u) {
   const Vector3<T> c = cross(q.v, u);
-  return u + T(2) * (q.w * c + cross(q.v, c));
+  return u + (T(2) / (q.w * q.w + dot(q.v, q.v))) * (q.w * c + cross(q.v, c));
 }
 
 // The rotation about t1 × t2 by their angle (unit t1, t2; not opposite): half-angle form

@@ -172,6 +172,7 @@ __global__ void rows_kernel(int problems, const int* rows, int stride, const dou
   }
   kernels::carry_rows(
       t.g, n, Vec3{0.3, -0.5, 0.8}, LaneMat3::identity(),
+      [&](int i, const Vec3& u) { return rotations[base + i] * u; },
       [&](int i) { return rotations[base + i]; },
       [](const LaneMat3& r, const Vec3& v) { return r * v; },
       [](const LaneMat3& first, const LaneMat3& then) { return then * first; },

@@ -206,7 +206,9 @@ void check_rows() {
     std::vector<Vec3> host(n), sequential(n);
     const Vec3 start{0.3, -0.5, 0.8};
     kernels::carry_rows(
-        g, n, start, Mat3::identity(), [&](int i) { return rotations[base + i]; },
+        g, n, start, Mat3::identity(),
+        [&](int i, const Vec3& x) { return rotations[base + i] * x; },
+        [&](int i) { return rotations[base + i]; },
         [](const Mat3& r, const Vec3& v) { return r * v; },
         [](const Mat3& first, const Mat3& then) { return then * first; },
         [&](int i, const Vec3& v) { host[i] = v; });

@@ -173,7 +173,9 @@ void check_carry() {
     kernels::Vec<double, 3> v = start;
     for (int i = 0; i < n; ++i) expected[i] = v = term[i] * v;
     kernels::carry_rows(
-        g, n, start, Mat3::identity(), [&](int i) { return term[i]; },
+        g, n, start, Mat3::identity(),
+        [&](int i, const kernels::Vec<double, 3>& u) { return term[i] * u; },
+        [&](int i) { return term[i]; },
         [](const Mat3& r, const kernels::Vec<double, 3>& u) { return r * u; },
         [](const Mat3& first, const Mat3& then) { return then * first; },
         [&](int i, const kernels::Vec<double, 3>& u) { got[i] = u; });
