@@ -36,11 +36,12 @@ template <class Batch>
 inline constexpr int kCudaLanesOf<Batch, std::void_t<decltype(Batch::kCudaLanes)>> =
     Batch::kCudaLanes;
 
-// Strands per tile of the device layout: 32 for a thread per strand (a warp's 32 strands read
-// neighbouring values: coalesced), 1 for a strand on lanes (its lanes read the strand's
-// consecutive rows).
-template <class Batch>
-inline constexpr int kCudaTileWidthOf = kCudaLanesOf<Batch> > 1 ? 1 : 32;
+// Strands per tile of the device layout for a strand on `lanes` lanes: 32 for a thread per
+// strand (a warp's 32 strands read neighbouring values: coalesced), 1 for a strand on lanes (its
+// lanes read the strand's consecutive rows).
+HS_HD inline constexpr int cuda_tile_width(int lanes) {
+  return lanes > 1 ? 1 : 32;
+}
 
 // Offset of row `row` of strand s in an array of `rows` rows per strand, tiles of `tile_width`
 // strands: vertex-major inside a tile, the tiles one after the other.

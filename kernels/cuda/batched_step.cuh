@@ -49,17 +49,20 @@ __global__ void batched_lanes_step_kernel(const __grid_constant__ typename Batch
 template <class Batch>
 void launch_step(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
                  unsigned long long* counts, cudaStream_t stream, unsigned long long* first_failure,
-                 long step) {
-  constexpr int block = Batch::kCudaBlock, lanes = kernels::kCudaLanesOf<Batch>;
-  if constexpr (lanes > 1) {
-    constexpr int strands_per_block = block / lanes;
-    const int blocks = (a.strands + strands_per_block - 1) / strands_per_block;
-    batched_lanes_step_kernel<Batch, lanes>
-        <<<blocks, block, 0, stream>>>(a, p, counts, first_failure, step);
-  } else {
-    const int blocks = (a.strands + block - 1) / block;
-    batched_step_kernel<Batch><<<blocks, block, 0, stream>>>(a, p, counts, first_failure, step);
+                 long step, int lanes) {
+  constexpr int block = Batch::kCudaBlock, batch_lanes = kernels::kCudaLanesOf<Batch>;
+  if constexpr (batch_lanes > 1) {
+    if (lanes != 1) {
+      constexpr int strands_per_block = block / batch_lanes;
+      const int blocks = (a.strands + strands_per_block - 1) / strands_per_block;
+      batched_lanes_step_kernel<Batch, batch_lanes>
+          <<<blocks, block, 0, stream>>>(a, p, counts, first_failure, step);
+      HS_CUDA_CHECK(cudaGetLastError());
+      return;
+    }
   }
+  const int blocks = (a.strands + block - 1) / block;
+  batched_step_kernel<Batch><<<blocks, block, 0, stream>>>(a, p, counts, first_failure, step);
   HS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -69,7 +72,7 @@ void launch_step(const typename Batch::Arrays& a, const typename Batch::Paramete
 #define HAIRSIM_INSTANTIATE_CUDA_STEP(BatchTemplate)                                  \
   template void hairsim::cuda::launch_step<BatchTemplate<float>>(                     \
       const BatchTemplate<float>::Arrays&, const BatchTemplate<float>::Parameters&,   \
-      unsigned long long*, cudaStream_t, unsigned long long*, long);                  \
+      unsigned long long*, cudaStream_t, unsigned long long*, long, int);             \
   template void hairsim::cuda::launch_step<BatchTemplate<double>>(                    \
       const BatchTemplate<double>::Arrays&, const BatchTemplate<double>::Parameters&, \
-      unsigned long long*, cudaStream_t, unsigned long long*, long)
+      unsigned long long*, cudaStream_t, unsigned long long*, long, int)

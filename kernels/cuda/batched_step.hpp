@@ -11,12 +11,14 @@ namespace hairsim::cuda {
 // Asynchronous on `stream`. With `counts` (device memory, Batch::kCounters values) the strands'
 // work counters are added into it. With `first_failure` (device memory, one value) a strand
 // whose solve fails lowers it to failure_key(step, strand): the earliest failed step's lowest
-// strand survives.
+// strand survives. `lanes`: for a batch that steps a strand on lanes, 1 runs it a thread per
+// strand instead (the same source; the arrays' layout must match: kernels::cuda_tile_width);
+// 0 is the batch's own kCudaLanes.
 template <class Batch>
 void launch_step(const typename Batch::Arrays& device_arrays,
                  const typename Batch::Parameters& parameters, unsigned long long* counts = nullptr,
                  cudaStream_t stream = nullptr, unsigned long long* first_failure = nullptr,
-                 long step = 0);
+                 long step = 0, int lanes = 0);
 
 // The step (from 0) in the high 32 bits, the strand in the low ones; no failure: ~0.
 inline constexpr unsigned long long kNoFailure = ~0ull;

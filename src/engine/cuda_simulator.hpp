@@ -23,6 +23,12 @@ namespace hairsim::engine {
 // Throws RunFailure without a device.
 void require_cuda_device();
 
+// The lanes a strand steps on, for a model whose batch steps one on `model_lanes` lanes: those,
+// or 1 (a thread per strand, the same source) when the environment says HAIRSIM_CUDA_LANES=1,
+// to compare the two on a device (docs/gpu.md). Any other value is bad input (hairsim::Error
+// naming the variable).
+int cuda_lanes(int model_lanes);
+
 template <class Batch>
 StepCounters batch_counters(const long (&values)[Batch::kCounters]);
 
@@ -31,14 +37,13 @@ class CudaSimulator final : public Simulator {
  public:
   using Batch = typename Engine::Batch;
   using Scalar = typename Batch::Scalar;
-  // A warp's loads coalesce: 32 strands a tile for a thread per strand, a strand's own rows
-  // consecutive for a strand on lanes (kernels/common/batch_layout.hpp).
-  static constexpr int kTileWidth = kernels::kCudaTileWidthOf<Batch>;
 
   CudaSimulator(const HairSetup& setup, Precision precision)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        lanes_(cuda_lanes(kernels::kCudaLanesOf<Batch>)),
+        tile_width_(kernels::cuda_tile_width(lanes_)),
         engine_(setup, precision),
-        host_(engine_.layout(strands(), vertices(), kTileWidth)),
+        host_(engine_.layout(strands(), vertices(), tile_width_)),
         device_((engine_.load(host_, setup), host_.arrays())),
         counts_(Batch::kCounters),
         first_failure_(1),
@@ -73,7 +78,7 @@ class CudaSimulator final : public Simulator {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
     cuda::launch_step<Batch>(device_.arrays(), p, counts_.data(), stream_.get(),
-                             first_failure_.data(), steps_);
+                             first_failure_.data(), steps_, lanes_);
     if (interaction_.enabled) {  // synchronises each step (the stage's times and its grid's size)
       stream_.synchronize();
       const Clock::time_point strands_done = Clock::now();
@@ -112,12 +117,18 @@ class CudaSimulator final : public Simulator {
   void velocities(std::vector<Vec3>& out) override {
     gather(Batch::velocities(device_.arrays()), out);
   }
-  std::string device() const override { return cuda::device_name(); }
+  // The device and how a strand runs on it (bench rows tell the two executions apart).
+  std::string device() const override {
+    return cuda::device_name() + (lanes_ > 1 ? ", a strand per " + std::to_string(lanes_) + " lanes"
+                                             : std::string(", a thread per strand"));
+  }
 
  protected:
-  // Through the host batch the device batch was uploaded from.
+  // Through the host batch the device batch was uploaded from; the lanes first (they set the
+  // arrays' layout).
   void save_model_state(std::string& out) override {
     StateWriter w(out);
+    w.value(lanes_);
     w.value(counts().values.size());  // synchronises; throws on a failed solve
     std::array<unsigned long long, Batch::kCounters> c{};
     counts_.download(c.data());
@@ -127,6 +138,10 @@ class CudaSimulator final : public Simulator {
   }
   void restore_model_state(std::string_view state) override {
     StateReader in(state);
+    if (const int saved = in.value<int>(); saved != lanes_)
+      throw Error("checkpoint", "saved with a strand on " + std::to_string(saved) +
+                                    " lane(s) (HAIRSIM_CUDA_LANES), this simulator steps one on " +
+                                    std::to_string(lanes_));
     if (in.value<std::size_t>() != std::size_t(Batch::kCounters))
       throw Error("checkpoint", "the saved state does not fit this simulator");
     std::array<unsigned long long, Batch::kCounters> c{};
@@ -151,7 +166,7 @@ class CudaSimulator final : public Simulator {
     for (int k = 0; k < Batch::kCounters; ++k) values[k] = long(c[k]);
     return batch_counters<Batch>(values);
   }
-  std::size_t padded() const { return std::size_t(host_.arrays().tile_count()) * kTileWidth; }
+  std::size_t padded() const { return std::size_t(host_.arrays().tile_count()) * tile_width_; }
   // Values of the arrays holding a field: one array, or three.
   std::size_t field_size(const kernels::VertexVectors<Scalar>& f) const {
     return (f.interleaved() ? 1 : 3) * std::size_t(f.rows) * padded();
@@ -173,10 +188,13 @@ class CudaSimulator final : public Simulator {
         Vec3& v = out[std::size_t(s) * vertices() + i];
         for (int c = 0; c < 3; ++c)
           v[c] = double(values[(arrays == 1 ? 0 : c * array) +
-                               kernels::tiled_index(f.row(i, c), s, f.rows, kTileWidth)]);
+                               kernels::tiled_index(f.row(i, c), s, f.rows, tile_width_)]);
       }
   }
 
+  // Lanes a strand steps on (the batch's kCudaLanes, or 1: HAIRSIM_CUDA_LANES) and the layout's
+  // tile width for them: a warp's loads coalesce either way (kernels/common/batch_layout.hpp).
+  const int lanes_, tile_width_;
   Engine engine_;
   HostBatch<Batch> host_;  // the initial state, uploaded once
   cuda::DeviceBatch<Batch> device_;

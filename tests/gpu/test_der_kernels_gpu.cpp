@@ -5,7 +5,9 @@
 // CUDA or a device.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "der_test_support.hpp"
 #include "models/der/der_host_batch.hpp"
@@ -14,6 +16,7 @@
 #include "cuda/cuda_api.hpp"
 #include "cuda/device_batch.hpp"
 #include "der/der_cuda.hpp"
+#include "engine/cuda_simulator.hpp"
 #endif
 
 namespace hairsim {
@@ -24,7 +27,7 @@ void expect_device_forces_match_host(double tolerance) {
 #ifdef HAIRSIM_HAVE_CUDA
   const int strands = 3001, vertices = 32;  // not a multiple of the block size
   std::mt19937 rng(3);
-  constexpr int tile = kernels::kCudaTileWidthOf<kernels::der::DerBatch<T>>;
+  constexpr int tile = kernels::cuda_tile_width(kernels::der::DerBatch<T>::kCudaLanes);
   engine::DerHostBatch<T> host(strands, vertices, tile), device_result(strands, vertices, tile);
   for (int s = 0; s < strands; ++s) {
     const der::test::ReferenceStrand r = der::test::random_hair_strand(vertices, rng);
@@ -75,7 +78,7 @@ void expect_device_steps_match_host(double tolerance) {
 #ifdef HAIRSIM_HAVE_CUDA
   const int strands = 1001, vertices = 24, steps = 50;
   std::mt19937 rng(5);
-  constexpr int tile = kernels::kCudaTileWidthOf<kernels::der::DerBatch<T>>;
+  constexpr int tile = kernels::cuda_tile_width(kernels::der::DerBatch<T>::kCudaLanes);
   engine::DerHostBatch<T> host(strands, vertices, tile), device_result(strands, vertices, tile);
   double h_min = 1e9;
   for (int s = 0; s < strands; ++s) {
@@ -136,6 +139,34 @@ TEST(DerKernelsGpu, DeviceStepsMatchHostSteps) {
   // in double, 4.2e-5 L in float over 200 steps) and FMA contraction are the only differences.
   expect_device_steps_match_host<double>(1e-10);
   expect_device_steps_match_host<float>(1e-3);
+#endif
+}
+
+// HAIRSIM_CUDA_LANES chooses between a strand per warp (the batch's lanes) and a thread per
+// strand; anything else is bad input naming the variable. Needs no device.
+TEST(DerKernelsGpu, LanesComeFromTheEnvironment) {
+#ifndef HAIRSIM_HAVE_CUDA
+  GTEST_SKIP() << "hairsim was built without CUDA (HAIRSIM_CUDA=OFF or no nvcc)";
+#else
+  const char* before = std::getenv("HAIRSIM_CUDA_LANES");
+  const std::string kept = before ? before : "";
+  unsetenv("HAIRSIM_CUDA_LANES");
+  EXPECT_EQ(engine::cuda_lanes(32), 32);
+  setenv("HAIRSIM_CUDA_LANES", "1", 1);
+  EXPECT_EQ(engine::cuda_lanes(32), 1);
+  setenv("HAIRSIM_CUDA_LANES", "32", 1);
+  EXPECT_EQ(engine::cuda_lanes(32), 32);
+  setenv("HAIRSIM_CUDA_LANES", "8", 1);
+  try {
+    engine::cuda_lanes(32);
+    ADD_FAILURE() << "HAIRSIM_CUDA_LANES=8 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "HAIRSIM_CUDA_LANES");
+  }
+  if (before)
+    setenv("HAIRSIM_CUDA_LANES", kept.c_str(), 1);
+  else
+    unsetenv("HAIRSIM_CUDA_LANES");
 #endif
 }
 
