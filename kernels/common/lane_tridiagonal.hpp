@@ -382,19 +382,35 @@ HS_HD bool lane_tridiagonal_solve(const G& g, int n, const System& sys) {
   }
 }
 
+// Where a solve runs on a group: across its lanes (the hybrid above), or on its first lane alone,
+// sequentially, the others waiting (Thomas, block Thomas): for blocks too large to hold on every
+// lane (DER's 6 x 6 vertex pairs across 32 lanes: 6.3 kB of stack and 21 kB of spills a thread
+// in the compiler's report, against 2.4 kB and 5 kB on one lane; bench/RESULTS.md 2026-11-29).
+enum class LaneSolve { across_lanes, first_lane };
+
+template <class G, class System>
+HS_HD bool lane_tridiagonal_solve(const G& g, int n, const System& sys, LaneSolve where) {
+  if (where == LaneSolve::across_lanes || G::kWidth == 1) return lane_tridiagonal_solve(g, n, sys);
+  typename G::template Value<bool> ok;
+  g.each_lane([&](int lane) { ok(lane) = lane != 0 || sys.solve_on_one_lane(n); });
+  g.sync();
+  return g.all(ok);
+}
+
 // Scalar rows in arrays (thomas_solve's arguments; lower and upper are overwritten).
 template <class G, class Lower, class Diag, class Upper, class Rhs, class X>
-HS_HD bool lane_thomas_solve(const G& g, int n, Lower lower, Diag diag, Upper upper, Rhs rhs, X x) {
+HS_HD bool lane_thomas_solve(const G& g, int n, Lower lower, Diag diag, Upper upper, Rhs rhs, X x,
+                             LaneSolve where = LaneSolve::across_lanes) {
   return lane_tridiagonal_solve(
-      g, n, ScalarTridiagonal<Lower, Diag, Upper, Rhs, X>{lower, diag, upper, rhs, x});
+      g, n, ScalarTridiagonal<Lower, Diag, Upper, Rhs, X>{lower, diag, upper, rhs, x}, where);
 }
 
 // B x B block rows in arrays (block_thomas_solve's layout; diag and upper are overwritten).
 template <class T, int B, class G, class Lower, class Diag, class Upper, class Rhs, class X>
 HS_HD bool lane_block_thomas_solve(const G& g, int n, Lower lower, Diag diag, Upper upper, Rhs rhs,
-                                   X x) {
+                                   X x, LaneSolve where = LaneSolve::across_lanes) {
   return lane_tridiagonal_solve(
-      g, n, BlockTridiagonal<T, B, Lower, Diag, Upper, Rhs, X>{lower, diag, upper, rhs, x});
+      g, n, BlockTridiagonal<T, B, Lower, Diag, Upper, Rhs, X>{lower, diag, upper, rhs, x}, where);
 }
 
 }  // namespace hairsim::kernels

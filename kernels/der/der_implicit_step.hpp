@@ -145,9 +145,11 @@ HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T, G>& st,
   };
   stretching_terms(st, true, add_hessian);
   bending_hessian(st, add_hessian);
+  // On the group's first lane: the 6 x 6 double blocks are too large to hold on every lane of a
+  // warp (LaneSolve says what the compiler reported); the lanes' hybrid is the other choice.
   const LowerFromUpper<6, Strided<double>> lower{system.upper};
-  const bool solved = lane_block_thomas_solve<double, 6>(st.g, pairs, lower, system.diag,
-                                                         system.upper, system.rhs, system.rhs);
+  const bool solved = lane_block_thomas_solve<double, 6>(
+      st.g, pairs, lower, system.diag, system.upper, system.rhs, system.rhs, LaneSolve::first_lane);
   const StridedVector3<T> old = st.vectors(a.previous_position);
   for_each_row(st.g, nv, [&](int i) {
     old.set(i, x.get(i));
