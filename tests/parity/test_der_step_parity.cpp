@@ -202,7 +202,7 @@ TEST(DerStepParity, CpuDoubleFollowsTheReference) {
 TEST(DerStepParity, CpuFloatFollowsTheReference) {
   // float cannot reach the reference's tolerances: edge lengths to 2e-7 m (edges of 0.05 m),
   // |∂E/∂θ| to 1e-4 (gradients of order 30).
-  // Measured 4.1e-5 L; 2.6e-5 L on the lanes' vocabulary.
+  // Measured 4.1e-5 L, and 4.2e-5 L on the lanes' vocabulary.
   const double worst = worst_deviation_over_length<float>(Integrator::symplectic, 2e-7f, 1e-4f);
   std::cout << "float: max deviation " << worst << " L after " << kSteps << " steps\n";
   EXPECT_LE(worst, 2e-3);
@@ -210,7 +210,7 @@ TEST(DerStepParity, CpuFloatFollowsTheReference) {
 
 TEST(DerStepParity, CpuImplicitDoubleFollowsTheReference) {
   // Block Thomas on 6 x 6 vertex pairs against Eigen's sparse LDLᵀ: round-off apart.
-  // Measured 2.8e-12 L, 3.6e-12 L on the lanes' vocabulary (the stiff stretching amplifies
+  // Measured 2.8e-12 L, 3.1e-12 L on the lanes' vocabulary (the stiff stretching amplifies
   // round-off: 100x less with EA 100x lower).
   const double worst = worst_deviation_over_length<double>(Integrator::implicit, 1e-12, 1e-10);
   std::cout << "implicit double: max deviation " << worst << " L after " << kSteps << " steps\n";
@@ -230,8 +230,8 @@ TEST(DerStepParity, CpuImplicitFloatFollowsTheReference) {
 // algorithms: scans of the frames' transport, the Thomas-PCR hybrid for the twist, the length
 // projection and the implicit block system), 8 lanes (3 vertices each) and 32 (one each, 8 idle):
 // the same bounds as the sequential strand. Measured: symplectic double 1.0e-13 L (8 lanes),
-// 1.3e-13 L (32); implicit double 1.9e-12, 2.3e-12 L; float, 32 lanes: symplectic 4.2e-5 L,
-// implicit 1.0e-3 L (the sequential strand's 1.3e-3 L).
+// 8.8e-14 L (32); implicit double 3.2e-12, 4.2e-12 L; float, 32 lanes: symplectic 3.2e-5 L,
+// implicit 1.1e-3 L (the sequential strand's 1.3e-3 L).
 TEST(DerStepParity, StrandsOnLanesFollowTheReference) {
   using kernels::LoopLanes;
   const double symplectic8 =
