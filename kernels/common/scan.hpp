@@ -1,10 +1,9 @@
 #pragma once
-// Prefix and suffix sums along one strand. They are the only sums across vertices in the
-// Cosserat step (eq. 7's chain of vertices, J v and Jᵀ y by eq. 18, the preconditioner's
-// "beyond" sums of eqs. (27)-(28)), so the model code calls them through this interface and a
-// cooperative implementation (a warp per strand, cub::WarpScan) can replace the sequential one
-// without touching the model. This is the sequential implementation: the cpu backend's and the
-// thread-per-strand cuda kernel's.
+// Prefix and suffix sums along one strand, sequential: the Cosserat step's (eq. 7's chain of
+// vertices, J v and Jᵀ y by eq. 18, the preconditioner's "beyond" sums of eqs. (27)-(28)), which
+// still runs a thread per strand. The cooperative form is common/lanes.hpp's scan_rows /
+// reverse_scan_rows (the same fold on one lane, Hillis-Steele across several): when Cosserat
+// moves onto lanes its calls move there and this header goes.
 #include "common/hd.hpp"
 
 namespace hairsim::kernels {
