@@ -385,7 +385,8 @@ HS_HD bool lane_tridiagonal_solve(const G& g, int n, const System& sys) {
 // Where a solve runs on a group: across its lanes (the hybrid above), or on its first lane alone,
 // sequentially, the others waiting (Thomas, block Thomas): for blocks too large to hold on every
 // lane (DER's 6 x 6 vertex pairs across 32 lanes: 6.3 kB of stack and 21 kB of spills a thread
-// in the compiler's report, against 2.4 kB and 5 kB on one lane; bench/RESULTS.md 2026-11-29).
+// in the compiler's report, against 1.2-1.5 kB and 0.4-3 kB on one lane; bench/RESULTS.md
+// 2026-11-29).
 enum class LaneSolve { across_lanes, first_lane };
 
 template <class G, class System>

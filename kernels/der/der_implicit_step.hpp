@@ -155,7 +155,8 @@ HS_HD HS_FORCE_INLINE StepCounts implicit_step(const Strand<T, G>& st,
     old.set(i, x.get(i));
     if (i < 2) {  // the roots: their known velocities, on the head
       v.set(i, i == 0 ? root_velocity[0] : root_velocity[1]);
-      x.set(i, root_target(st, p.head, i));
+      x.set(i,
+            i == 0 ? root_target(st, p.head, 0) : root_target(st, p.head, 1));  // constant indices
       return;
     }
     const Vector3<T> vi = solved ? system.solution(i) : v.get(i);

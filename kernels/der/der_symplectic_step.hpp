@@ -124,7 +124,8 @@ HS_HD HS_FORCE_INLINE StepCounts symplectic_step(const Strand<T, G>& st,
   for_each_row(st.g, nv, [&](int i) {
     old.set(i, x.get(i));
     if (i < 2) {  // the root clamp
-      x.set(i, root_target(st, p.head, i));
+      x.set(i,
+            i == 0 ? root_target(st, p.head, 0) : root_target(st, p.head, 1));  // constant indices
       return;
     }
     const Vector3<T> vi = v.get(i);
