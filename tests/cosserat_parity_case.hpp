@@ -108,6 +108,7 @@ inline cosserat::SolverSettings hair_settings() {
   cosserat::SolverSettings s;
   s.newton_tolerance = 1.2e-9;
   s.pcg.tolerance = 1.2e-11;
+  s.chain_curvature = true;  // the engine's default (models::CosseratSettings)
   return s;
 }
 

@@ -53,6 +53,7 @@ struct CosseratBatchArrays {
   T* bend_prev = nullptr;  // ∂Ω_k/∂q_{k-1}, 3 x 4 (12 per vertex)
   T* bend_next = nullptr;  // ∂Ω_k/∂q_k, 3 x 4 (12 per vertex)
   T* mq = nullptr;         // M_q,i / Δt², 4 x 4 (16 per segment)
+  T* chain = nullptr;  // the chain's curvature block of ∂²E/∂ω_i², projected (9 per segment)
   // Solver vectors (3 per vertex: s-space) and the x-space scratch of products.
   T* saved = nullptr;       // s at the start of a Newton iteration
   T* gradient = nullptr;    // b = Jᵀ ∂E/∂x
@@ -84,7 +85,7 @@ HS_HD void for_each_array(CosseratBatchArrays<T>& a, F&& f) {
   f(a.predicted, 3 * v), f(a.start_x, 3 * v), f(a.start_q, 4 * e), f(a.rotation_dt, 3 * e);
   f(a.resistance, 9 * v), f(a.air_force, 3 * v), f(a.friction, 8 * v), f(a.contact, 9 * v);
   f(a.q, 4 * e), f(a.dq, 12 * e), f(a.x, 3 * v), f(a.dx, 9 * e);
-  f(a.bend_prev, 12 * v), f(a.bend_next, 12 * v), f(a.mq, 16 * e);
+  f(a.bend_prev, 12 * v), f(a.bend_next, 12 * v), f(a.mq, 16 * e), f(a.chain, 9 * e);
   f(a.saved, 3 * v), f(a.gradient, 3 * v), f(a.step, 3 * v), f(a.residual, 3 * v);
   f(a.direction, 3 * v), f(a.product, 3 * v), f(a.precond, 3 * v);
   f(a.xp, 3 * v), f(a.xq, 4 * e), f(a.hp, 3 * v), f(a.hq, 4 * e);

@@ -20,10 +20,10 @@ struct CosseratBatch {
   using Arrays = CosseratBatchArrays<T>;
   using Parameters = StepInput<T>;
 
-  static constexpr int kCounters = 6;
-  static constexpr const char* kCounterNames[kCounters] = {"newton_iterations", "pcg_iterations",
-                                                           "pcg_solves",        "solver_failures",
-                                                           "contacts",          "retried_steps"};
+  static constexpr int kCounters = 7;
+  static constexpr const char* kCounterNames[kCounters] = {
+      "newton_iterations", "pcg_iterations", "pcg_solves",       "solver_failures",
+      "contacts",          "retried_steps",  "unconverged_steps"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 64;
   static constexpr int kClampedVertices = 2;  // the root and segment 0's frame follow the head
@@ -42,6 +42,7 @@ struct CosseratBatch {
     counts[3] += c.failures;
     counts[4] += c.contacts;
     counts[5] += c.retried;
+    counts[6] += c.unconverged;
   }
   static VertexVectors<T> positions(const Arrays& a) {
     return interleaved_vectors(a.x, a.vertices);

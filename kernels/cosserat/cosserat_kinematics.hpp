@@ -33,6 +33,19 @@ HS_HD T half_sinc_derivative_over_theta(T theta) {
 }
 
 // Eqs. (4)-(5).
+// (S''(θ) - S'(θ)/θ)/θ³ with S(θ) = std::sin(θ/2)/θ, i.e. d/dθ[S'(θ)/θ]/θ: the third-order
+// coefficient of ∂²q/∂ω² (quaternion_curvature). Closed form
+// (3 sin(θ/2) - (3θ/2) cos(θ/2) - (θ²/4) sin(θ/2))/θ⁵ cancels to θ⁵/480 at small θ, so below
+// 0.5 rad the series Σ_k 2k(2k-2) c_k θ^(2k-4), c_k = (-1)^k / (2^(2k+1) (2k+1)!).
+template <class T>
+HS_HD T half_sinc_third_coefficient(T theta) {
+  const T t2 = theta * theta;
+  if (theta < T(0.5))
+    return T(1) / T(480) - t2 / T(26880) + t2 * t2 / T(3870720) - t2 * t2 * t2 / T(1021870080);
+  const T s = std::sin(T(0.5) * theta), c = std::cos(T(0.5) * theta);
+  return (T(3) * s - T(1.5) * theta * c - T(0.25) * t2 * s) / (t2 * t2 * theta);
+}
+
 template <class T>
 HS_HD V4<T> quaternion(const V3<T>& w) {
   const T theta = norm(w), s = half_sinc(theta);
@@ -48,6 +61,25 @@ HS_HD Mat<T, 4, 3> quaternion_jacobian(const V3<T>& w) {
   }
   return j;
 }
+// Σ_c y_c ∂²q_c/∂ω², the second-order part of a function of q(ω) with gradient y = ∂f/∂q. With
+// S = sin(θ/2)/θ, D = S'/θ, E = D'/θ and u = y's vector part: q_0 = cos(θ/2) gives
+// -½ y_0 (S I + D ω ωᵀ), q_r = S ω_r gives D (u ωᵀ + ω uᵀ + (u·ω) I) + E (u·ω) ω ωᵀ.
+template <class T>
+HS_HD M3<T> quaternion_curvature(const V3<T>& w, const V4<T>& y) {
+  const T theta = norm(w), s = half_sinc(theta), d = half_sinc_derivative_over_theta(theta),
+          e = half_sinc_third_coefficient(theta);
+  const V3<T> u{y[1], y[2], y[3]};
+  const T uw = dot(u, w);
+  M3<T> h;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) {
+      const T delta = r == c ? T(1) : T(0);
+      h(r, c) = T(-0.5) * y[0] * (s * delta + d * w[r] * w[c]) +
+                d * (u[r] * w[c] + w[r] * u[c] + uw * delta) + e * uw * w[r] * w[c];
+    }
+  return h;
+}
+
 template <class T>
 HS_HD V3<T> director(const V4<T>& q) {
   const T w = q[0], x = q[1], y = q[2], z = q[3];
@@ -60,6 +92,14 @@ HS_HD Mat<T, 3, 4> director_jacobian(const V4<T>& q) {
            {-2 * x, -2 * w, 2 * z, 2 * y},
            {2 * w, -2 * x, -2 * y, 2 * z}}};
 }
+// Σ_r F_r ∂²d_r/∂q², constant in q (the director is quadratic in q): the second-order part of
+// F · d(q).
+template <class T>
+HS_HD Mat<T, 4, 4> director_curvature(const V3<T>& f) {
+  const T a = 2 * f[0], b = 2 * f[1], c = 2 * f[2];
+  return {{{c, -b, a, T(0)}, {-b, -c, T(0), a}, {a, T(0), -c, b}, {T(0), a, b, c}}};
+}
+
 // f(a, b) = vec(conj(a) ⊗ b) and its derivatives (bilinear).
 template <class T>
 HS_HD Mat<T, 3, 4> d_vec_d_first(const V4<T>& b) {

@@ -31,7 +31,8 @@ HS_HD void build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preco
         const Mat<T, 4, 3> dq = st.template get<4, 3>(a.dq, i);
         st.set(a.pc_diag, 1 + i,
                transpose_times(dx, beyond) * dx +
-                   transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq));
+                   transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq) +
+                   st.template get<3, 3>(a.chain, i));
       });
   st.set(a.pc_diag, 0, beyond_root + block(0));
   for (int b = 0; b < n; ++b) st.set(a.pc_upper, b, M3<T>::zero());

@@ -29,12 +29,19 @@ struct StepSettings {
   // A step whose solve failed is retried from its start in 2, 4, ... substeps, at most
   // 2^max_halvings (0: never).
   int max_halvings = 0;
+  // The Hessian's chain curvature (compute_chain_curvature): none (the paper's Gauss-Newton),
+  // its positive part (the default), or all of it (tests: the exact Hessian of a rod without
+  // bending energy).
+  ChainCurvature chain_curvature = ChainCurvature::projected;
 };
 
 struct StepCounts {
   int newton = 0, pcg_iterations = 0, pcg_solves = 0, failures = 0;
   int contacts = 0;  // vertices inside a collider (gap < 0) at the end of the step
   int retried = 0;   // steps redone in substeps (0 or 1 per strand step)
+  // Strand steps whose Newton stopped at its iteration cap, the tolerance not met (0 or 1 per
+  // strand step; the last round's when retried).
+  int unconverged = 0;
 };
 
 // ω of a rotation matrix, |ω| <= π, through its unit quaternion (the largest of w, x, y, z
@@ -168,14 +175,13 @@ HS_HD bool below_resolution(const Strand<T>& st, T alpha, T coordinate_scale) {
   return (alpha < T(0) ? -alpha : alpha) * bound < T(16) * epsilon * coordinate_scale;
 }
 
-// One implicit Euler step over `sub` (Alg. 1 without obstacles): the root moves to the head's
-// pose at its end, then inexact Newton with PCG and the line search, as the reference's `step`.
+// The start of a step over `sub`: ω wrapped, the kinematics, the inertial predictions, the
+// resistance and friction terms lagged at the start, and the root moved to the head's pose at
+// the end. Returns max |x_j| at the start (below_resolution's scale).
 template <class T>
-HS_HD HS_FORCE_INLINE StepCounts newton_step(const Strand<T>& st, const Substep<T>& sub,
-                                             const Loads<T>& loads, const StepSettings& settings) {
+HS_HD T begin_step(const Strand<T>& st, const Substep<T>& sub, const Loads<T>& loads) {
   const auto& a = st.a;
   const T dt = sub.dt;
-  StepCounts counts;
   wrap_rotations(st);
   compute_kinematics(st);
   for (int v = 0; v < st.vertices(); ++v) {
@@ -190,20 +196,44 @@ HS_HD HS_FORCE_INLINE StepCounts newton_step(const Strand<T>& st, const Substep<
   if (loads.resistive()) set_resistance(st, loads, sub.time);
   if (loads.frictional()) set_friction(st, loads, sub);
   place_root(st, sub.head);
-  const int size = 3 * st.vertices();
-  T coordinate_scale = 0;  // max |x_j| at the step's start
+  T coordinate_scale = 0;
   for (int v = 0; v < st.vertices(); ++v) {
     const T r = norm(st.template get<3, 1>(a.start_x, v));
     coordinate_scale = r > coordinate_scale ? r : coordinate_scale;
   }
+  return coordinate_scale;
+}
+
+// The Newton system's matrix at the current kinematics, after compute_gradient: H's blocks, the
+// chain's curvature, the preconditioner.
+template <class T>
+HS_HD void prepare_newton_system(const Strand<T>& st, T dt, const Loads<T>& loads,
+                                 const RigidPose<T>& head, const StepSettings& settings) {
+  compute_hessian(st, dt, loads, head);
+  compute_chain_curvature(st, dt, loads, settings.chain_curvature);
+  build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
+}
+
+// One implicit Euler step over `sub` (Alg. 1 without obstacles): the root moves to the head's
+// pose at its end, then inexact Newton with PCG and the line search, as the reference's `step`.
+template <class T>
+HS_HD HS_FORCE_INLINE StepCounts newton_step(const Strand<T>& st, const Substep<T>& sub,
+                                             const Loads<T>& loads, const StepSettings& settings) {
+  const auto& a = st.a;
+  const T dt = sub.dt;
+  StepCounts counts;
+  const int size = 3 * st.vertices();
+  const T coordinate_scale = begin_step(st, sub, loads);
   for (int it = 0;; ++it) {
     wrap_rotations(st);
     compute_kinematics(st);
     compute_gradient(st, dt, loads, sub.head, a.gradient);
     if (std::sqrt(s_dot(st, a.gradient, a.gradient)) < T(settings.newton_tolerance)) break;
-    if (it == settings.newton_max_iterations) break;
-    compute_hessian(st, dt, loads, sub.head);
-    build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
+    if (it == settings.newton_max_iterations) {
+      counts.unconverged = 1;
+      break;
+    }
+    prepare_newton_system(st, dt, loads, sub.head, settings);
     const Strided<T> b = st.rows(a.gradient), saved = st.rows(a.saved), s = st.rows(a.config);
     for (int k = 0; k < size; ++k) b[k] = -b[k];
     const int iterations = pcg(st, dt, loads.resistive(), a.gradient, a.step, settings.pcg);
@@ -290,7 +320,7 @@ HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T>& st, T dt, const Loads<T>&
   for (int level = 0; level <= settings.max_halvings; ++level) {
     if (level > 0) {
       keep_step_start(st, true);
-      total.retried = 1, total.failures = 0;
+      total.retried = 1, total.failures = 0, total.unconverged = 0;
     }
     const int parts = 1 << level;
     for (int part = 0; part < parts; ++part) {
@@ -306,6 +336,7 @@ HS_HD HS_FORCE_INLINE StepCounts step(const Strand<T>& st, T dt, const Loads<T>&
       total.pcg_iterations += c.pcg_iterations;
       total.pcg_solves += c.pcg_solves;
       total.failures += c.failures;
+      total.unconverged = total.unconverged > c.unconverged ? total.unconverged : c.unconverged;
       total.contacts = c.contacts;
     }
     if (total.failures == 0) break;

@@ -391,6 +391,16 @@ TEST(BadInput, KernelLimitsOfAModelNameTheSceneFileAndField) {
       bangs + ": solver.elements: at most 16 on the cpu and cuda backends (got 17)", dir);
 }
 
+TEST(BadInput, CosseratHessianIsOneOfTwoNames) {
+  ScratchDir dir;
+  const std::string bangs = std::string(HAIRSIM_SOURCE_DIR) + "/scenes/bangs.json";
+  expect_refused("run '" + bangs + "' --model cosserat --set solver.hessian=exact",
+                 bangs +
+                     ": solver.hessian: must be 'projected_newton' or 'gauss_newton' (got "
+                     "'exact')",
+                 dir);
+}
+
 TEST(BadInput, ReferenceOnlySettingsAreRefusedOnTheKernels) {
   // The implicit velocity-product terms are the references' (the kernels keep them explicit): a
   // hairstyle asking for them on cpu exits 2 naming the file and field, for both reduced models.

@@ -280,6 +280,8 @@ TEST(HairScenes, CosseratModelRunsTheSceneLikeDer) {
   EXPECT_EQ(cosserat["frames"], 12);
   const nlohmann::json& solver = cosserat["solver"];
   EXPECT_EQ(solver["failures"], 0);
+  EXPECT_EQ(solver["hessian"], "projected_newton");
+  EXPECT_EQ(solver["unconverged_steps"], 0);  // a calm shake: every step met the tolerance
   EXPECT_GE(solver["newton_iterations_per_strand_step"].get<double>(), 1.0);
   EXPECT_LE(solver["newton_iterations_per_strand_step"].get<double>(), 20.0);
   EXPECT_GE(solver["pcg_iterations_per_solve"].get<double>(), 1.0);

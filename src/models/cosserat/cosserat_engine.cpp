@@ -65,6 +65,7 @@ cosserat::SolverSettings solver_settings(const HairSetup& setup) {
   s.pcg.tolerance = 1e-2 * tolerance;
   s.pcg.relative_tolerance = settings.pcg_relative_tolerance;
   s.newton_max_iterations = settings.newton_max_iterations;
+  s.chain_curvature = settings.chain_curvature;
   return s;
 }
 
@@ -79,6 +80,8 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
   k.newton_tolerance = s.newton_tolerance;
   k.newton_max_iterations = s.newton_max_iterations;
   k.max_halvings = max_halvings;
+  k.chain_curvature = s.chain_curvature ? kernels::cosserat::ChainCurvature::projected
+                                        : kernels::cosserat::ChainCurvature::none;
   k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};
   return k;
 }

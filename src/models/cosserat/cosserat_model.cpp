@@ -28,6 +28,7 @@ class CosseratReferenceSimulator final : public engine::Simulator {
       counts_[1] += r.pcg_iterations;
       counts_[2] += r.pcg_solves;
       counts_[4] += r.active_contacts;
+      counts_[6] += r.stopped_at_cap ? 1 : 0;
     }
     ++steps_;
   }
@@ -102,6 +103,11 @@ std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s)
   out->bending_strain = cosserat::parse_bending_strain(s.string("bending_strain", "tangent"),
                                                        s.path_of("bending_strain"));
   out->stick_speed = s.number("stick_speed", out->stick_speed, "> 0", scene::positive);
+  const std::string hessian = s.string("hessian", "projected_newton");
+  if (hessian != "projected_newton" && hessian != "gauss_newton")
+    throw Error(s.path_of("hessian"),
+                "must be 'projected_newton' or 'gauss_newton' (got '" + hessian + "')");
+  out->chain_curvature = hessian == "projected_newton";
   out->max_substep_halvings = s.integer("max_substep_halvings", out->max_substep_halvings, 0, 6);
   if (s.has("contact_margin"))
     out->contact_margin = s.number("contact_margin", 0.0, ">= 0", scene::non_negative);
@@ -121,7 +127,11 @@ nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions& o
       {"failures", c["solver_failures"]},
       // Strand steps Newton did not converge in and the kernels redid in substeps.
       {"retried_step_fraction", strand_steps > 0 ? double(c["retried_steps"]) / strand_steps : 0.0},
+      // Strand steps whose Newton stopped at newton_max_iterations without meeting its
+      // tolerance (after any retry): accepted as they are, so they should be 0.
+      {"unconverged_steps", c["unconverged_steps"]},
       {"bending_strain", cosserat::to_string(settings.bending_strain)},
+      {"hessian", settings.chain_curvature ? "projected_newton" : "gauss_newton"},
       {"stick_speed_m_per_s", settings.stick_speed},
       // The kernels' penalty starts this far outside the colliders (0 on the reference).
       {"contact_margin_m",

@@ -38,6 +38,9 @@ struct CosseratSettings : engine::ModelSettings {
   // The colliders' Coulomb friction (their μ) is smoothed below this slip speed, ε_v
   // (kernels/common/friction.hpp): slower contacts stick, creeping at most this fast (m/s).
   double stick_speed = 1e-3;
+  // Newton's matrix: with the chain's curvature, projected (true: "projected_newton"), or the
+  // paper's Gauss-Newton Jᵀ H J ("gauss_newton"): docs/models/cosserat.md, "Newton's Hessian".
+  bool chain_curvature = true;
   // The discrete Darboux vector's measure (docs/models/cosserat.md): tangent, or the paper's
   // printed eq. (29), sine, which lets a segment fold onto its neighbour.
   cosserat::BendingStrain bending_strain = cosserat::BendingStrain::tangent;

@@ -371,9 +371,11 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
     // |ω| = 2π, which an iterate of a segment turning by more than π in a step can reach.
     for (int i = 0; i < segments; ++i) s.segment<3>(3 + 3 * i) = wrapped(s.segment<3>(3 + 3 * i));
     const Kinematics k = kinematics(s, rod.rest);
-    const HessianX h = hessian(start, k, rod.rest);
+    const XVector gradient = energy_gradient(start, k, rod.rest);
+    HessianX h = hessian(start, k, rod.rest);
+    if (settings.chain_curvature) h.chain = chain_curvature(start, s, k, rod.rest, gradient);
     const NewtonSystem system(k, h, rod.rest, fixed);
-    VecX b = apply_jt(k, energy_gradient(start, k, rod.rest));
+    VecX b = apply_jt(k, gradient);
     system.mask(b);
     const std::vector<Constraint> constraints = evaluate_constraints(rod, k.x, rod.time + dt);
     // Stationarity of the Lagrangian with the last multipliers: ‖b - ∇C_Aᵀλ‖.
@@ -387,7 +389,10 @@ StepReport step(CosseratRod& rod, double dt, const SolverSettings& settings) {
       report.converged = true;
       break;
     }
-    if (it == settings.newton_max_iterations) break;
+    if (it == settings.newton_max_iterations) {
+      report.stopped_at_cap = true;
+      break;
+    }
 
     LinearSolver solver(system, settings, report);
     const QpSolution qp =

@@ -32,6 +32,9 @@ struct SolverSettings {
   int newton_max_iterations = 5;   // §4
   PcgSettings pcg;
   int active_set_max_iterations = 200;  // equality-constrained QPs per Newton iteration
+  // Newton's matrix: the paper's Gauss-Newton Jᵀ H J (§3.1), or with the chain's curvature
+  // added (HessianX::chain; the hair engine's default, docs/models/cosserat.md).
+  bool chain_curvature = false;
 };
 
 // Vertex `vertex` against obstacle `obstacle`: C = φ(p_v) - δ >= 0 (eq. 32 for a vertex and a
@@ -75,10 +78,11 @@ struct StepReport {
   int pcg_iterations = 0;  // summed over the solves
   int kkt_systems = 0;     // equality-constrained QPs solved (Alg. 2 rounds)
   int line_search_halvings = 0;
-  int active_contacts = 0;     // at the end of the step
-  double residual = 0;         // ‖b - ∇C_Aᵀλ‖₂ at the last check
-  bool converged = false;      // residual below newton_tolerance within the iterations
-  double max_penetration = 0;  // max(0, δ - φ) over vertices and obstacles at the end (m)
+  int active_contacts = 0;      // at the end of the step
+  double residual = 0;          // ‖b - ∇C_Aᵀλ‖₂ at the last check
+  bool converged = false;       // residual below newton_tolerance within the iterations
+  bool stopped_at_cap = false;  // Newton stopped at newton_max_iterations, not converged
+  double max_penetration = 0;   // max(0, δ - φ) over vertices and obstacles at the end (m)
 };
 
 // A free rod at rest in the shape of `polyline` (frames as configuration_from_polyline).

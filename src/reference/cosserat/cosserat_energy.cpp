@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/friction.hpp"
+#include "common/matrix3.hpp"
 #include "cosserat/cosserat_kinematics.hpp"
 #include "reference/cosserat/cosserat_rod.hpp"
 #include "reference/eigen_bridge.hpp"
@@ -139,6 +140,33 @@ HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& r
   for (int v = 1; v + 1 < n; ++v)
     h.bend[v] = darboux(k.q[v - 1], k.q[v], rest.voronoi[v], rest.bending_strain);
   return h;
+}
+
+std::vector<Mat3> chain_curvature(const StepStart& start, const VecX& s, const Kinematics& k,
+                                  const RestShape& rest, const XVector& gradient) {
+  const int segments = rest.segment_count();
+  std::vector<Mat3> out(segments);
+  // Σ_{j>i} ∂E/∂p_j without friction's terms (the contacts stay Gauss-Newton, as the kernels').
+  std::vector<Vec3> smooth = gradient.p;
+  for (const FrictionContact& c : start.friction)
+    smooth[c.vertex] -= bridge::from_small(friction_term(c, k).gradient());
+  Vec3 load = Vec3::Zero();
+  for (int i = segments - 1; i >= 0; --i) {
+    load += smooth[i + 1];
+    const Vec4 y =
+        rest.length[i] *
+            bridge::from_small(kernels::cosserat::director_jacobian(to_small(k.q[i]))).transpose() *
+            load +
+        gradient.q[i];
+    const Eigen::Matrix4d d2 =
+        bridge::from_small(kernels::cosserat::director_curvature(to_small(load)));
+    const Vec3 w = s.segment<3>(3 + 3 * i);
+    const Mat3 g =
+        rest.length[i] * k.dq[i].transpose() * d2 * k.dq[i] +
+        bridge::from_small(kernels::cosserat::quaternion_curvature(to_small(w), to_small(y)));
+    out[i] = bridge::from_small(kernels::positive_semidefinite_part(to_small(Mat3(g))));
+  }
+  return out;
 }
 
 }  // namespace hairsim::cosserat

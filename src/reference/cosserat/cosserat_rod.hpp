@@ -174,7 +174,17 @@ struct HessianX {
   std::vector<Mat3> vertex_block;  // C_j / Δt + friction's ∇² per vertex (empty without either)
   std::vector<Mat4> mq;            // M_q,i / Δt² per segment (block diagonal)
   std::vector<Darboux> bend;       // G_k per interior vertex (entries 0 and n-1 unused)
+  // Per segment, the part of ∂²E/∂ω_i² that A = Jᵀ H J leaves out because p and q_i are
+  // nonlinear in ω_i (docs/models/cosserat.md, "Newton's Hessian"), projected onto the positive
+  // semi-definite blocks; empty: the paper's Gauss-Newton A.
+  std::vector<Mat3> chain;
 };
 HessianX hessian(const StepStart& start, const Kinematics& k, const RestShape& rest);
+// HessianX::chain at s with the x-space gradient y = ∂E/∂x: G_i = ∂q/∂ωᵀ (l_i Σ_r F_r ∂²d_r/∂q²)
+// ∂q/∂ω + Σ_c y_c ∂²q_c/∂ω², F_i = Σ_{j>i} y_p,j without friction's terms, y_c the total ∂E/∂q_i
+// (the kernels' formulas, kernels/cosserat/cosserat_energy.hpp), and its positive part
+// (kernels::positive_semidefinite_part, tested against Eigen's eigendecomposition).
+std::vector<Mat3> chain_curvature(const StepStart& start, const VecX& s, const Kinematics& k,
+                                  const RestShape& rest, const XVector& gradient);
 
 }  // namespace hairsim::cosserat

@@ -64,6 +64,8 @@ VecX NewtonSystem::apply(const VecX& v) const {
   VecX free = v;
   mask(free);
   VecX out = apply_jt(k_, apply_h(h_, rest_, apply_j(k_, free)));
+  for (std::size_t i = 0; i < h_.chain.size(); ++i)
+    out.segment<3>(3 + 3 * int(i)) += h_.chain[i] * free.segment<3>(3 + 3 * int(i));
   mask(out);
   return out + (v - free);  // the identity on the fixed blocks
 }
@@ -111,6 +113,7 @@ BlockTridiagonal build_preconditioner(const NewtonSystem& system, Preconditioner
   // Rotational part J_{q,ω}ᵀ H_q J_{q,ω} (eq. 27 with block-diagonal J_{q,ω}): block
   // tridiagonal, M_q / Δt² on the diagonal, K_q's blocks on and beside it.
   for (int i = 0; i < segments; ++i) p.diag[1 + i] += k.dq[i].transpose() * h.mq[i] * k.dq[i];
+  for (std::size_t i = 0; i < h.chain.size(); ++i) p.diag[1 + i] += h.chain[i];
   for (int v = 1; v + 1 < n; ++v) {
     const Darboux& g = h.bend[v];
     const Mat3 kw = rest.voronoi[v] * rest.stiffness.asDiagonal();
