@@ -50,10 +50,8 @@ struct ViolentCase {
   const char* model;
   const char* precision;
   double strain_bound;       // issue 27: 1e-3 in float, 1e-6 in double
-  double penetration_bound;  // m: the hairstyle scenes' 5e-4; infinity: not held (see below)
+  double penetration_bound;  // m: the hairstyle scenes' 5e-4
 };
-
-constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
 class ViolentMotion : public ::testing::TestWithParam<ViolentCase> {};
 
@@ -72,16 +70,22 @@ TEST_P(ViolentMotion, HairKeepsItsLength) {
   EXPECT_LE(s["max_root_drift_m"].get<double>(), 1e-6);
   EXPECT_LE(s["max_penetration_m"].get<double>(), c.penetration_bound);
   std::cout << c.model << " " << c.precision << ": max strain " << s["max_stretch"] << ", deepest "
-            << s["max_penetration_m"] << " m, fastest " << s["max_speed_m_s"] << " m/s\n";
+            << s["max_penetration_m"] << " m, fastest " << s["max_speed_m_s"] << " m/s";
+  if (s["solver"].contains("unconverged_steps"))  // printed, not asserted: issue 41's next step
+    std::cout << ", unconverged strand steps " << s["solver"]["unconverged_steps"] << " of "
+              << 12 * s["steps"].get<long>();
+  std::cout << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ViolentMotion,
-                         // Cosserat's penalty contacts are not held under this motion: its
-                         // Newton reaches its cap and they sink 7-16 mm (bench/RESULTS.md).
+                         // Cosserat's penalty contacts sank 7-16 mm under this motion with a
+                         // Newton cap of 20, 1.3 mm with 100 and the paper's Gauss-Newton
+                         // matrix; with the chain's curvature (docs/models/cosserat.md) they
+                         // are held: measured 8.4e-5 m float, 1.6e-5 m double.
                          ::testing::Values(ViolentCase{"der", "float", 1e-3, 5e-4},
                                            ViolentCase{"der", "double", 1e-6, 5e-4},
-                                           ViolentCase{"cosserat", "float", 1e-3, kUnbounded},
-                                           ViolentCase{"cosserat", "double", 1e-6, kUnbounded}),
+                                           ViolentCase{"cosserat", "float", 1e-3, 5e-4},
+                                           ViolentCase{"cosserat", "double", 1e-6, 5e-4}),
                          [](const auto& param_info) {
                            return std::string(param_info.param.model) + "_" +
                                   param_info.param.precision;
