@@ -45,6 +45,7 @@ class HostSimulator final : public Simulator {
 
   HostSimulator(const HairSetup& setup, Precision precision)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
+        lanes_(lanes_from_environment("HAIRSIM_CPU_LANES", kernels::kCudaLanesOf<Batch>, 1)),
         grids_(mesh_grids(setup)),
         engine_(setup, precision),
         batch_(engine_.layout(strands(), vertices(), Engine::kHostTileWidth)),
@@ -61,7 +62,7 @@ class HostSimulator final : public Simulator {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
     const int failed =
-        step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_, team_);
+        step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_, team_, lanes_);
     check_solves(counts(), steps_, dt(), failed);
     if (interaction_.enabled) {
       const Clock::time_point strands_done = Clock::now();
@@ -88,7 +89,11 @@ class HostSimulator final : public Simulator {
   void velocities(std::vector<Vec3>& out) override {
     batch_.gather(Batch::velocities(batch_.arrays()), out);
   }
-  std::string device() const override { return cpu_description(omp_get_max_threads()); }
+  std::string device() const override {
+    const std::string cpu = cpu_description(omp_get_max_threads());
+    return lanes_ > 1 ? cpu + ", " + std::to_string(lanes_) + " lanes a strand (HAIRSIM_CPU_LANES)"
+                      : cpu;
+  }
 
  protected:
   void save_model_state(std::string& out) override {
@@ -110,6 +115,7 @@ class HostSimulator final : public Simulator {
   }
   Scalar cell() const { return Scalar(interaction_.cell_size); }
 
+  int lanes_;  // a strand's lanes (HAIRSIM_CPU_LANES; 1 unless set)
   std::vector<std::shared_ptr<const SignedDistanceGrid>> grids_;  // mesh colliders' samples
   Engine engine_;
   HostBatch<Batch> batch_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/batch_layout.hpp"
+#include "common/lanes.hpp"
 #include "core/memory.hpp"
 #include "engine/state_io.hpp"
 #include "engine/threads.hpp"
@@ -80,6 +81,21 @@ class HostBatch {
   std::vector<std::vector<unsigned char>> storage_;  // one allocation per array
 };
 
+// One strand's step on the host: its rows on one lane (Batch::step), or, for a batch whose
+// strands step on a group of lanes on the device (kernels::kCudaLanesOf) and `lanes` > 1, on
+// that many lanes run as a loop: the device's cooperative algorithms, on the host
+// (HAIRSIM_CPU_LANES).
+template <class Batch>
+inline void step_strand_on_host(const typename Batch::Arrays& tile, int lane,
+                                const typename Batch::Parameters& p,
+                                long (&counts)[Batch::kCounters], int lanes) {
+  constexpr int kLanes = kernels::kCudaLanesOf<Batch>;
+  if constexpr (kLanes > 1) {
+    if (lanes > 1) return Batch::step_on(kernels::LoopLanes<kLanes>{}, tile, lane, p, counts);
+  }
+  Batch::step(tile, lane, p, counts);
+}
+
 // One step of every strand on the host: threads take whole tiles (a tile's strands share cache
 // lines), dynamically, since a strand's work varies with its iterations. `threads` threads at
 // most (engine/threads.hpp), never more than tiles; with `work_seconds`, the step's work (the
@@ -89,7 +105,7 @@ class HostBatch {
 template <class Batch>
 int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
                  long (&totals)[Batch::kCounters], int threads = omp_get_max_threads(),
-                 double* work_seconds = nullptr) {
+                 double* work_seconds = nullptr, int strand_lanes = 1) {
   const int tiles = a.tile_count();
   int first_failed = a.strands;
   double work = 0;
@@ -104,7 +120,7 @@ int step_on_host(const typename Batch::Arrays& a, const typename Batch::Paramete
       const int lanes = std::min(a.tile_width, a.strands - t * a.tile_width);
       for (int lane = 0; lane < lanes; ++lane) {
         const long failures = local[Batch::kFailureCounter];
-        Batch::step(tile, lane, p, local);
+        step_strand_on_host<Batch>(tile, lane, p, local, strand_lanes);
         if (local[Batch::kFailureCounter] != failures)
           failed = std::min(failed, t * a.tile_width + lane);
       }
@@ -121,13 +137,14 @@ int step_on_host(const typename Batch::Arrays& a, const typename Batch::Paramete
   return first_failed < a.strands ? first_failed : -1;
 }
 
-// A step on the host with its team sized by the work `team` measured in earlier steps.
+// A step on the host with its team sized by the work `team` measured in earlier steps; a strand
+// on `strand_lanes` lanes (step_strand_on_host).
 template <class Batch>
 int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
-                 long (&totals)[Batch::kCounters], HostTeam& team) {
+                 long (&totals)[Batch::kCounters], HostTeam& team, int strand_lanes = 1) {
   double work = 0;
   const int failed = step_on_host<Batch>(a, p, totals, team.threads(a.tile_count()),
-                                         team.measuring() ? &work : nullptr);
+                                         team.measuring() ? &work : nullptr, strand_lanes);
   team.stepped(work);
   return failed;
 }

@@ -21,6 +21,7 @@
 #include "models/super_clothoid/super_clothoid_engine.hpp"
 #include "models/super_helix/super_helix_engine.hpp"
 #include "reference/interaction/interaction_reference.hpp"
+#include "scoped_environment.hpp"
 
 namespace hairsim {
 namespace {
@@ -106,6 +107,13 @@ void check_model(const std::string& model, double bound, int strands = 200) {
 
 // DER: measured 3.0e-13 L (2026-11-25); the bound is every model's double parity bound.
 TEST(InteractionParity, DerCpuMatchesReferenceStage) {
+  check_model<models::DerEngine<double>>("der", 1e-9);
+}
+
+// DER on 32 lanes a strand (HAIRSIM_CPU_LANES: the cuda backend's warp algorithms run as a loop)
+// with the stage between steps: issue 39's hand-off, against the same one-lane reference run.
+TEST(InteractionParity, DerOnLanesMatchesReferenceStage) {
+  const test::ScopedEnvironment lanes("HAIRSIM_CPU_LANES", "32");
   check_model<models::DerEngine<double>>("der", 1e-9);
 }
 
