@@ -13,7 +13,6 @@
 #include "hairsim/generate.hpp"
 #include "hairsim/sdf.hpp"
 #include "reference/eigen_bridge.hpp"
-#include "scoped_environment.hpp"
 
 namespace hairsim::test {
 

@@ -37,15 +37,16 @@ StepCounters batch_counters(const long (&values)[Batch::kCounters]) {
 }
 
 // The kernels on the host: OpenMP over tiles of strands, as many threads as a step's work is
-// worth (engine/threads.hpp).
-template <class Engine>
+// worth (engine/threads.hpp). A strand's rows on one lane (the cpu backend), or, for a model on
+// lanes, on `Lanes` run as a loop (HostStrandStep): the cuda backend's warp algorithms through
+// the whole simulator on a machine without a GPU, as the parity tests run them.
+template <class Engine, int Lanes = 1>
 class HostSimulator final : public Simulator {
  public:
   using Batch = typename Engine::Batch;
 
   HostSimulator(const HairSetup& setup, Precision precision)
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
-        lanes_(lanes_from_environment("HAIRSIM_CPU_LANES", kernels::kCudaLanesOf<Batch>, 1)),
         grids_(mesh_grids(setup)),
         engine_(setup, precision),
         batch_(engine_.layout(strands(), vertices(), Engine::kHostTileWidth)),
@@ -61,8 +62,8 @@ class HostSimulator final : public Simulator {
   void step() override {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
-    const int failed =
-        step_on_host<Batch>(batch_.arrays(), engine_.parameters(time()), totals_, team_, lanes_);
+    const int failed = step_on_host<Batch, HostStrandStep<Batch, Lanes>>(
+        batch_.arrays(), engine_.parameters(time()), totals_, team_);
     check_solves(counts(), steps_, dt(), failed);
     if (interaction_.enabled) {
       const Clock::time_point strands_done = Clock::now();
@@ -91,8 +92,7 @@ class HostSimulator final : public Simulator {
   }
   std::string device() const override {
     const std::string cpu = cpu_description(omp_get_max_threads());
-    return lanes_ > 1 ? cpu + ", " + std::to_string(lanes_) + " lanes a strand (HAIRSIM_CPU_LANES)"
-                      : cpu;
+    return Lanes > 1 ? cpu + ", " + std::to_string(Lanes) + " lanes a strand" : cpu;
   }
 
  protected:
@@ -115,7 +115,6 @@ class HostSimulator final : public Simulator {
   }
   Scalar cell() const { return Scalar(interaction_.cell_size); }
 
-  int lanes_;  // a strand's lanes (HAIRSIM_CPU_LANES; 1 unless set)
   std::vector<std::shared_ptr<const SignedDistanceGrid>> grids_;  // mesh colliders' samples
   Engine engine_;
   HostBatch<Batch> batch_;

@@ -9,7 +9,14 @@
 namespace hairsim::engine {
 
 int cuda_lanes(int model_lanes) {
-  return lanes_from_environment("HAIRSIM_CUDA_LANES", model_lanes, model_lanes);
+  const char* value = std::getenv("HAIRSIM_CUDA_LANES");
+  if (!value || !*value) return model_lanes;
+  const std::string v(value);
+  if (v == "1") return 1;
+  if (v == std::to_string(model_lanes)) return model_lanes;
+  throw Error("HAIRSIM_CUDA_LANES", "is '" + v + "'; it may be 1 (a thread per strand) or " +
+                                        std::to_string(model_lanes) +
+                                        " (this model's lanes per strand)");
 }
 
 void require_cuda_device() {

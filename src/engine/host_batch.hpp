@@ -81,20 +81,20 @@ class HostBatch {
   std::vector<std::vector<unsigned char>> storage_;  // one allocation per array
 };
 
-// One strand's step on the host: its rows on one lane (Batch::step), or, for a batch whose
-// strands step on a group of lanes on the device (kernels::kCudaLanesOf) and `lanes` > 1, on
-// that many lanes run as a loop: the device's cooperative algorithms, on the host
-// (HAIRSIM_CPU_LANES).
-template <class Batch>
-inline void step_strand_on_host(const typename Batch::Arrays& tile, int lane,
-                                const typename Batch::Parameters& p,
-                                long (&counts)[Batch::kCounters], int lanes) {
-  constexpr int kLanes = kernels::kCudaLanesOf<Batch>;
-  if constexpr (kLanes > 1) {
-    if (lanes > 1) return Batch::step_on(kernels::LoopLanes<kLanes>{}, tile, lane, p, counts);
+// One strand's step on the host on `Lanes` lanes: its rows on one lane (Batch::step), or, for a
+// batch whose strands step on a group of lanes on the device (kernels::kCudaLanesOf), on that
+// many lanes run as a loop: the device's cooperative algorithms, on the host (the tests'
+// HostSimulator<Engine, 32>; slower than one lane a strand on a CPU, so the cpu backend uses 1).
+template <class Batch, int Lanes>
+struct HostStrandStep {
+  static void run(const typename Batch::Arrays& tile, int lane, const typename Batch::Parameters& p,
+                  long (&counts)[Batch::kCounters]) {
+    if constexpr (Lanes == 1)
+      Batch::step(tile, lane, p, counts);
+    else
+      Batch::step_on(kernels::LoopLanes<Lanes>{}, tile, lane, p, counts);
   }
-  Batch::step(tile, lane, p, counts);
-}
+};
 
 // One step of every strand on the host: threads take whole tiles (a tile's strands share cache
 // lines), dynamically, since a strand's work varies with its iterations. `threads` threads at
@@ -102,10 +102,10 @@ inline void step_strand_on_host(const typename Batch::Arrays& tile, int lane,
 // threads' CPU seconds in the loop, summed) is written there. The counters are added into
 // `totals` (integers: the sum does not depend on the order). Returns the lowest strand whose
 // solve failed (its Batch::kFailureCounter grew), -1 when none did.
-template <class Batch>
+template <class Batch, class Step = HostStrandStep<Batch, 1>>
 int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
                  long (&totals)[Batch::kCounters], int threads = omp_get_max_threads(),
-                 double* work_seconds = nullptr, int strand_lanes = 1) {
+                 double* work_seconds = nullptr) {
   const int tiles = a.tile_count();
   int first_failed = a.strands;
   double work = 0;
@@ -120,7 +120,7 @@ int step_on_host(const typename Batch::Arrays& a, const typename Batch::Paramete
       const int lanes = std::min(a.tile_width, a.strands - t * a.tile_width);
       for (int lane = 0; lane < lanes; ++lane) {
         const long failures = local[Batch::kFailureCounter];
-        step_strand_on_host<Batch>(tile, lane, p, local, strand_lanes);
+        Step::run(tile, lane, p, local);
         if (local[Batch::kFailureCounter] != failures)
           failed = std::min(failed, t * a.tile_width + lane);
       }
@@ -137,14 +137,13 @@ int step_on_host(const typename Batch::Arrays& a, const typename Batch::Paramete
   return first_failed < a.strands ? first_failed : -1;
 }
 
-// A step on the host with its team sized by the work `team` measured in earlier steps; a strand
-// on `strand_lanes` lanes (step_strand_on_host).
-template <class Batch>
+// A step on the host with its team sized by the work `team` measured in earlier steps.
+template <class Batch, class Step = HostStrandStep<Batch, 1>>
 int step_on_host(const typename Batch::Arrays& a, const typename Batch::Parameters& p,
-                 long (&totals)[Batch::kCounters], HostTeam& team, int strand_lanes = 1) {
+                 long (&totals)[Batch::kCounters], HostTeam& team) {
   double work = 0;
-  const int failed = step_on_host<Batch>(a, p, totals, team.threads(a.tile_count()),
-                                         team.measuring() ? &work : nullptr, strand_lanes);
+  const int failed = step_on_host<Batch, Step>(a, p, totals, team.threads(a.tile_count()),
+                                               team.measuring() ? &work : nullptr);
   team.stepped(work);
   return failed;
 }

@@ -212,17 +212,6 @@ std::string signature_difference(const nlohmann::json& saved, const nlohmann::js
   return "";
 }
 
-int lanes_from_environment(const char* variable, int model_lanes, int fallback) {
-  const char* value = std::getenv(variable);
-  if (!value || !*value) return fallback;
-  if (model_lanes == 1) return 1;  // a model not on lanes: one strand a lane, whatever is asked
-  const std::string v(value);
-  if (v == "1") return 1;
-  if (v == std::to_string(model_lanes)) return model_lanes;
-  throw Error(variable, "is '" + v + "'; it may be 1 (a strand's rows on one lane) or " +
-                            std::to_string(model_lanes) + " (this model's lanes per strand)");
-}
-
 std::string cpu_description(int threads) {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model = "CPU";

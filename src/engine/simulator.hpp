@@ -49,14 +49,6 @@ void check_solves(const StepCounters& counts, long steps_done, double dt, long s
 std::string strand_step_location(long strand, long steps_done, double dt);
 
 std::string cpu_description(int threads);
-// The lanes a strand steps on, for a model whose batch can step one on `model_lanes` lanes, as
-// the environment `variable` says: unset or empty `fallback` (1 or model_lanes), "1" or the
-// model's count. Anything else is bad input: hairsim::Error naming the variable. A model whose
-// batch has no lanes (model_lanes 1) steps a strand on one, whatever the variable says.
-// HAIRSIM_CUDA_LANES (default the model's; 1: a thread per strand) and HAIRSIM_CPU_LANES
-// (default 1; the model's: the cooperative algorithms of the device's warps run on the host,
-// the lanes a loop) use it (docs/gpu.md).
-int lanes_from_environment(const char* variable, int model_lanes, int fallback);
 
 // The shortest edge of any strand (m), and the symplectic stability limit of a rod there,
 // 0.1 h² √(ρS/EI) (docs/models/der.md): the default symplectic step.

@@ -21,7 +21,6 @@
 #include "models/super_clothoid/super_clothoid_engine.hpp"
 #include "models/super_helix/super_helix_engine.hpp"
 #include "reference/interaction/interaction_reference.hpp"
-#include "scoped_environment.hpp"
 
 namespace hairsim {
 namespace {
@@ -70,8 +69,9 @@ std::vector<Vec3> run_with_reference_stage(const engine::HairSetup& setup) {
   return x;
 }
 
-// `bound`: the double comparison's, in L.
-template <class Engine>
+// `bound`: the double comparison's, in L. `Lanes`: the tested simulator's lanes a strand (the
+// model's batch on lanes; 1: the cpu backend's simulator), FloatEngine its float engine.
+template <class Engine, int Lanes = 1, class FloatEngine = Engine>
 void check_model(const std::string& model, double bound, int strands = 200) {
   const engine::HairSetup setup = test::interaction_setup(engine::find_model(model), strands);
   const std::vector<Vec3> expected = run_with_reference_stage<Engine>(setup);
@@ -82,7 +82,14 @@ void check_model(const std::string& model, double bound, int strands = 200) {
   const std::vector<Vec3> without = run_with_reference_stage<Engine>(off);
   for (const engine::Precision precision :
        {engine::Precision::float64, engine::Precision::float32}) {
-    auto sim = Simulator::create(setup, {model, engine::Backend::cpu, precision});
+    std::unique_ptr<Simulator> sim;
+    if constexpr (Lanes == 1) {
+      sim = Simulator::create(setup, {model, engine::Backend::cpu, precision});
+    } else if (precision == engine::Precision::float32) {
+      sim = std::make_unique<engine::HostSimulator<FloatEngine, Lanes>>(setup, precision);
+    } else {
+      sim = std::make_unique<engine::HostSimulator<Engine, Lanes>>(setup, precision);
+    }
     for (int step = 0; step < kSteps; ++step) sim->step();
     std::vector<Vec3> x;
     sim->positions(x);
@@ -110,11 +117,11 @@ TEST(InteractionParity, DerCpuMatchesReferenceStage) {
   check_model<models::DerEngine<double>>("der", 1e-9);
 }
 
-// DER on 32 lanes a strand (HAIRSIM_CPU_LANES: the cuda backend's warp algorithms run as a loop)
-// with the stage between steps: issue 39's hand-off, against the same one-lane reference run.
+// DER on 32 lanes a strand (the cuda backend's warp algorithms run as a loop, HostSimulator's
+// Lanes) with the stage between steps: issue 39's hand-off, against the same one-lane reference
+// run.
 TEST(InteractionParity, DerOnLanesMatchesReferenceStage) {
-  const test::ScopedEnvironment lanes("HAIRSIM_CPU_LANES", "32");
-  check_model<models::DerEngine<double>>("der", 1e-9);
+  check_model<models::DerEngine<double>, 32, models::DerEngine<float>>("der", 1e-9);
 }
 
 // Cosserat: its Newton iterations stop at a tolerance, so a round-off difference in the

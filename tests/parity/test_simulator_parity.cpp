@@ -5,7 +5,9 @@
 
 #include <iostream>
 
+#include "engine/batched_simulator.hpp"
 #include "hairsim/error.hpp"
+#include "models/der/der_engine.hpp"
 #include "simulator_parity_case.hpp"
 
 namespace hairsim {
@@ -72,15 +74,22 @@ TEST(SimulatorParity, CpuWithAMeshColliderFollowsTheReference) {
   }
 }
 
+// DER's cpu simulator with every strand's rows on 32 lanes run as a loop.
+std::unique_ptr<engine::Simulator> der_on_lanes(const engine::HairSetup& setup,
+                                                Precision precision) {
+  if (precision == Precision::float32)
+    return std::make_unique<engine::HostSimulator<models::DerEngine<float>, 32>>(setup, precision);
+  return std::make_unique<engine::HostSimulator<models::DerEngine<double>, 32>>(setup, precision);
+}
+
 TEST(SimulatorParity, CpuOnLanesWithAMeshHeadFollowsTheReference) {
   // Issue 39: the cooperative DER (every strand's rows on 32 lanes run as a loop, the cuda
-  // backend's warp algorithms; HAIRSIM_CPU_LANES) through the whole simulator, the head a mesh
-  // with friction, both integrators: the same bounds as a strand on one lane.
-  const test::ScopedEnvironment lanes("HAIRSIM_CPU_LANES", "32");
+  // backend's warp algorithms) through the whole simulator, the head a mesh with friction, both
+  // integrators: the same bounds as a strand on one lane.
   for (const Integrator integrator : {Integrator::symplectic, Integrator::implicit}) {
     const engine::HairSetup setup = test::with_mesh_head(test::simulator_parity_setup(integrator));
     for (const Precision precision : {Precision::float64, Precision::float32}) {
-      auto tested = engine::Simulator::create(setup, {"der", Backend::cpu, precision});
+      auto tested = der_on_lanes(setup, precision);
       EXPECT_NE(tested->device().find("32 lanes a strand"), std::string::npos) << tested->device();
       const test::SimulatorParityResult r = test::compare_simulators(
           setup, engine::Simulator::create(setup, {"der", Backend::reference, Precision::float64}),
@@ -95,39 +104,6 @@ TEST(SimulatorParity, CpuOnLanesWithAMeshHeadFollowsTheReference) {
                                                  ? kImplicitFloatBound
                                                  : 2e-3);
     }
-  }
-}
-
-TEST(SimulatorParity, CpuLanesComeFromTheEnvironment) {
-  // Unset: one lane a strand; the model's 32 or 1 taken; anything else refused naming the
-  // variable (exit 2 from the CLI), before any work.
-  const engine::HairSetup setup = test::simulator_parity_setup(Integrator::symplectic);
-  EXPECT_EQ(engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float64})
-                ->device()
-                .find("lanes"),
-            std::string::npos);
-  {
-    const test::ScopedEnvironment lanes("HAIRSIM_CPU_LANES", "1");
-    EXPECT_EQ(engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float64})
-                  ->device()
-                  .find("lanes"),
-              std::string::npos);
-  }
-  {  // a model not on lanes steps a strand on one, whatever is asked
-    const test::ScopedEnvironment lanes("HAIRSIM_CPU_LANES", "32");
-    engine::HairSetup implicit = test::simulator_parity_setup(Integrator::implicit);
-    implicit.model_settings = engine::find_model("cosserat").parity_settings();
-    EXPECT_EQ(engine::Simulator::create(implicit, {"cosserat", Backend::cpu, Precision::float64})
-                  ->device()
-                  .find("lanes"),
-              std::string::npos);
-  }
-  const test::ScopedEnvironment lanes("HAIRSIM_CPU_LANES", "7");
-  try {
-    engine::Simulator::create(setup, {"der", Backend::cpu, Precision::float64});
-    ADD_FAILURE() << "HAIRSIM_CPU_LANES=7 accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("HAIRSIM_CPU_LANES"), std::string::npos) << e.what();
   }
 }
 
