@@ -205,13 +205,13 @@ HS_HD T begin_step(const Strand<T>& st, const Substep<T>& sub, const Loads<T>& l
 }
 
 // The Newton system's matrix at the current kinematics, after compute_gradient: H's blocks, the
-// chain's curvature, the preconditioner.
+// chain's curvature, the preconditioner. False when the preconditioner is singular.
 template <class T>
-HS_HD void prepare_newton_system(const Strand<T>& st, T dt, const Loads<T>& loads,
+HS_HD bool prepare_newton_system(const Strand<T>& st, T dt, const Loads<T>& loads,
                                  const RigidPose<T>& head, const StepSettings& settings) {
   compute_hessian(st, dt, loads, head);
   compute_chain_curvature(st, dt, loads, settings.chain_curvature);
-  build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
+  return build_preconditioner(st, dt, loads.resistive(), settings.preconditioner);
 }
 
 // One implicit Euler step over `sub` (Alg. 1 without obstacles): the root moves to the head's
@@ -233,10 +233,12 @@ HS_HD HS_FORCE_INLINE StepCounts newton_step(const Strand<T>& st, const Substep<
       counts.unconverged = 1;
       break;
     }
-    prepare_newton_system(st, dt, loads, sub.head, settings);
+    const bool prepared = prepare_newton_system(st, dt, loads, sub.head, settings);
     const Strided<T> b = st.rows(a.gradient), saved = st.rows(a.saved), s = st.rows(a.config);
     for (int k = 0; k < size; ++k) b[k] = -b[k];
-    const int iterations = pcg(st, dt, loads.resistive(), a.gradient, a.step, settings.pcg);
+    const int iterations = prepared ? pcg(st, dt, loads.resistive(), settings.preconditioner,
+                                          a.gradient, a.step, settings.pcg)
+                                    : -1;
     for (int k = 0; k < size; ++k) b[k] = -b[k], saved[k] = s[k];
     ++counts.pcg_solves;
     if (iterations < 0) {

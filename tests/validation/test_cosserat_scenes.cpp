@@ -138,7 +138,7 @@ TEST(CosseratScenes, BadScenesExitTwoNamingTheField) {
   const std::string cyl = "'" + scene("cosserat_rod_on_cylinders") + "' ";
   const std::pair<std::string, std::string> cases[] = {
       {cant + "--set solver.preconditioner=jacobi",
-       "solver.preconditioner: must be 'diagonal', 'block_diagonal' or 'hybrid'"},
+       "solver.preconditioner: must be 'diagonal', 'block_diagonal', 'hybrid' or 'exact'"},
       {cant + "--set solver.newton_tolerance=-1", "solver.newton_tolerance: must be > 0"},
       {cant + "--set solver.newton_max_iterations=0",
        "solver.newton_max_iterations: must be between 1"},

@@ -281,6 +281,7 @@ TEST(HairScenes, CosseratModelRunsTheSceneLikeDer) {
   const nlohmann::json& solver = cosserat["solver"];
   EXPECT_EQ(solver["failures"], 0);
   EXPECT_EQ(solver["hessian"], "projected_newton");
+  EXPECT_EQ(solver["preconditioner"], "exact");
   EXPECT_EQ(solver["unconverged_steps"], 0);  // a calm shake: every step met the tolerance
   EXPECT_GE(solver["newton_iterations_per_strand_step"].get<double>(), 1.0);
   EXPECT_LE(solver["newton_iterations_per_strand_step"].get<double>(), 20.0);
@@ -401,8 +402,9 @@ TEST(HairScenes, BadInputExitsTwoNamingTheFieldAndWritesNothing) {
       {base + "--model cosserat --set solver.stick_speed=-1e-3", "solver.stick_speed: must be > 0"},
       {base + "--model cosserat --set solver.newton_max_iterations=0",
        "solver.newton_max_iterations: must be between 1"},
-      {base + "--model cosserat --set solver.preconditioner=hybrid",
-       "solver.preconditioner: unknown field"},
+      {base + "--model cosserat --set solver.preconditioner=cholesky",
+       "solver.preconditioner: must be 'diagonal', 'block_diagonal', 'hybrid' or 'exact' (got "
+       "'cholesky')"},
       {"run '" + missing.string() + "' --out '" + (dir / "out").string() + "'", "missing.hair"},
       {"run '" + malformed.string() + "' --out '" + (dir / "out").string() + "'", "bad.hair"},
       // Issue 27's hostile probe: these aborted (an exception left an OpenMP loop) or exited 1.

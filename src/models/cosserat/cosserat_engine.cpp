@@ -66,17 +66,27 @@ cosserat::SolverSettings solver_settings(const HairSetup& setup) {
   s.pcg.relative_tolerance = settings.pcg_relative_tolerance;
   s.newton_max_iterations = settings.newton_max_iterations;
   s.chain_curvature = settings.chain_curvature;
+  s.preconditioner = settings.preconditioner;
   return s;
 }
 
 kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s,
                                                 int max_halvings) {
   kernels::cosserat::StepSettings k;
-  k.preconditioner = s.preconditioner == cosserat::PreconditionerKind::hybrid
-                         ? kernels::cosserat::Preconditioner::hybrid
-                     : s.preconditioner == cosserat::PreconditionerKind::block_diagonal
-                         ? kernels::cosserat::Preconditioner::block_diagonal
-                         : kernels::cosserat::Preconditioner::diagonal;
+  switch (s.preconditioner) {
+    case cosserat::PreconditionerKind::diagonal:
+      k.preconditioner = kernels::cosserat::Preconditioner::diagonal;
+      break;
+    case cosserat::PreconditionerKind::block_diagonal:
+      k.preconditioner = kernels::cosserat::Preconditioner::block_diagonal;
+      break;
+    case cosserat::PreconditionerKind::hybrid:
+      k.preconditioner = kernels::cosserat::Preconditioner::hybrid;
+      break;
+    case cosserat::PreconditionerKind::exact:
+      k.preconditioner = kernels::cosserat::Preconditioner::exact;
+      break;
+  }
   k.newton_tolerance = s.newton_tolerance;
   k.newton_max_iterations = s.newton_max_iterations;
   k.max_halvings = max_halvings;

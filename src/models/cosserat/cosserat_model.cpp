@@ -108,6 +108,8 @@ std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s)
     throw Error(s.path_of("hessian"),
                 "must be 'projected_newton' or 'gauss_newton' (got '" + hessian + "')");
   out->chain_curvature = hessian == "projected_newton";
+  out->preconditioner = cosserat::parse_preconditioner(s.string("preconditioner", "exact"),
+                                                       s.path_of("preconditioner"));
   out->max_substep_halvings = s.integer("max_substep_halvings", out->max_substep_halvings, 0, 6);
   if (s.has("contact_margin"))
     out->contact_margin = s.number("contact_margin", 0.0, ">= 0", scene::non_negative);
@@ -132,6 +134,7 @@ nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions& o
       {"unconverged_steps", c["unconverged_steps"]},
       {"bending_strain", cosserat::to_string(settings.bending_strain)},
       {"hessian", settings.chain_curvature ? "projected_newton" : "gauss_newton"},
+      {"preconditioner", cosserat::to_string(settings.preconditioner)},
       {"stick_speed_m_per_s", settings.stick_speed},
       // The kernels' penalty starts this far outside the colliders (0 on the reference).
       {"contact_margin_m",

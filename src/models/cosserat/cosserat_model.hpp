@@ -6,6 +6,7 @@
 
 #include "engine/model.hpp"
 #include "reference/cosserat/cosserat_rod.hpp"
+#include "reference/cosserat/cosserat_solver.hpp"
 
 namespace hairsim::models {
 
@@ -41,6 +42,11 @@ struct CosseratSettings : engine::ModelSettings {
   // Newton's matrix: with the chain's curvature, projected (true: "projected_newton"), or the
   // paper's Gauss-Newton Jᵀ H J ("gauss_newton"): docs/models/cosserat.md, "Newton's Hessian".
   bool chain_curvature = true;
+  // PCG's preconditioner: `exact`, Newton's matrix itself factored along the chain in O(n), with
+  // which PCG takes one iteration (about 5 in float) where the paper's hybrid one (eq. 22) took
+  // 37-54 on hair against a head (docs/models/cosserat.md, "The exact chain solve"), or any of
+  // the paper's.
+  cosserat::PreconditionerKind preconditioner = cosserat::PreconditionerKind::exact;
   // The discrete Darboux vector's measure (docs/models/cosserat.md): tangent, or the paper's
   // printed eq. (29), sine, which lets a segment fold onto its neighbour.
   cosserat::BendingStrain bending_strain = cosserat::BendingStrain::tangent;

@@ -96,13 +96,13 @@ class LinearSolver {
  public:
   LinearSolver(const NewtonSystem& system, const SolverSettings& settings, StepReport& report)
       : system_(system),
-        p_(build_preconditioner(system, settings.preconditioner)),
+        p_(system, settings.preconditioner),
         settings_(settings.pcg),
         report_(report) {}
   VecX solve(const VecX& rhs) {
     VecX x = VecX::Zero(rhs.size());
     const PcgResult r = pcg([&](const VecX& v) { return system_.apply(v); },
-                            [&](const VecX& v) { return apply_inverse(p_, v); }, rhs, x, settings_);
+                            [&](const VecX& v) { return p_.apply_inverse(v); }, rhs, x, settings_);
     ++report_.pcg_solves;
     report_.pcg_iterations += r.iterations;
     return x;
@@ -110,7 +110,7 @@ class LinearSolver {
 
  private:
   const NewtonSystem& system_;
-  BlockTridiagonal p_;
+  Preconditioner p_;
   PcgSettings settings_;
   StepReport& report_;
 };

@@ -74,7 +74,9 @@ PreconditionerKind parse_preconditioner(const std::string& name, const std::stri
   if (name == "diagonal") return PreconditionerKind::diagonal;
   if (name == "block_diagonal") return PreconditionerKind::block_diagonal;
   if (name == "hybrid") return PreconditionerKind::hybrid;
-  throw Error(where, "must be 'diagonal', 'block_diagonal' or 'hybrid' (got '" + name + "')");
+  if (name == "exact") return PreconditionerKind::exact;
+  throw Error(where,
+              "must be 'diagonal', 'block_diagonal', 'hybrid' or 'exact' (got '" + name + "')");
 }
 
 const char* to_string(PreconditionerKind kind) {
@@ -83,6 +85,8 @@ const char* to_string(PreconditionerKind kind) {
       return "diagonal";
     case PreconditionerKind::block_diagonal:
       return "block_diagonal";
+    case PreconditionerKind::exact:
+      return "exact";
     case PreconditionerKind::hybrid:
       break;
   }
@@ -150,6 +154,29 @@ VecX apply_inverse(const BlockTridiagonal& p, const VecX& r) {
                                               x.data(), scratch.data()))
     throw RunFailure("cosserat preconditioner", "singular block (non-finite state?)");
   return x;
+}
+
+Preconditioner::Preconditioner(const NewtonSystem& system, PreconditionerKind kind) : kind_(kind) {
+  if (kind != PreconditionerKind::exact) {
+    blocks_ = build_preconditioner(system, kind);
+    return;
+  }
+  const int size = 3 * system.rest().vertex_count();
+  Eigen::MatrixXd a(size, size);
+  VecX unit = VecX::Zero(size);
+  for (int c = 0; c < size; ++c) {
+    unit[c] = 1;
+    a.col(c) = system.apply(unit);
+    unit[c] = 0;
+  }
+  exact_.compute(0.5 * (a + a.transpose()));  // symmetric up to the products' round-off
+  if (exact_.info() != Eigen::Success)
+    throw RunFailure("cosserat preconditioner", "Newton matrix not positive definite");
+}
+
+VecX Preconditioner::apply_inverse(const VecX& r) const {
+  if (kind_ != PreconditionerKind::exact) return cosserat::apply_inverse(blocks_, r);
+  return exact_.solve(r);
 }
 
 PcgResult pcg(const std::function<VecX(const VecX&)>& apply_a,

@@ -1,10 +1,13 @@
 #pragma once
 // The linear algebra of one Newton iteration (§3.2-3.3): products with J, Jᵀ, H and
-// A = JᵀHJ in O(n) without assembling A, the three preconditioners (diagonal, block-diagonal,
-// and the hybrid one of eq. 22), and preconditioned conjugate gradients.
+// A = JᵀHJ in O(n) without assembling A, the paper's three preconditioners (diagonal,
+// block-diagonal, and the hybrid one of eq. 22) and the exact one, and preconditioned conjugate
+// gradients.
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <Eigen/Cholesky>
 
 #include "reference/cosserat/cosserat_rod.hpp"
 
@@ -40,8 +43,11 @@ class NewtonSystem {
   std::vector<bool> fixed_;  // per block: 0 = root vertex, 1 + i = segment i
 };
 
-enum class PreconditionerKind { diagonal, block_diagonal, hybrid };
-// "diagonal", "block_diagonal", "hybrid"; throws Error(where) otherwise.
+// `exact` is A itself: PCG then stops after one iteration (docs/models/cosserat.md, "The exact
+// chain solve"); the kernels factor it along the chain in O(n), the reference assembles A and
+// factors it densely (Eigen's LLT), an independent check of that recursion.
+enum class PreconditionerKind { diagonal, block_diagonal, hybrid, exact };
+// "diagonal", "block_diagonal", "hybrid", "exact"; throws Error(where) otherwise.
 PreconditionerKind parse_preconditioner(const std::string& name, const std::string& where);
 const char* to_string(PreconditionerKind kind);
 
@@ -51,7 +57,8 @@ const char* to_string(PreconditionerKind kind);
 struct BlockTridiagonal {
   std::vector<Mat3> diag, upper;
 };
-// The preconditioner of `kind` for the system (eqs. 22, 27, 28), built in O(n): the
+// The block-tridiagonal preconditioner of `kind` (not exact) for the system (eqs. 22, 27, 28),
+// built in O(n): the
 // translational part's diagonal blocks J^iᵀ (Σ_{j>i} h_j) J^i by suffix sums of the lumped
 // H_p (eq. 28); the rotational part J_{q,ω}ᵀ H_q J_{q,ω} block by block (eq. 27), intact
 // (hybrid) or its diagonal blocks only. Fixed blocks get the identity.
@@ -59,6 +66,20 @@ BlockTridiagonal build_preconditioner(const NewtonSystem& system, Preconditioner
 // P⁻¹ r by the block Thomas algorithm (kernels/common/block_thomas.hpp). Throws RunFailure
 // on a singular block (P is positive definite for any state, §3.3, so only NaN input does).
 VecX apply_inverse(const BlockTridiagonal& p, const VecX& r);
+
+// The preconditioner of any kind, ready to apply: the block-tridiagonal ones, or the exact one
+// (A assembled column by column, O(n²) products, and factored, O(n³)). Throws RunFailure when
+// the factorisation fails (A not positive definite: only a non-finite state).
+class Preconditioner {
+ public:
+  Preconditioner(const NewtonSystem& system, PreconditionerKind kind);
+  VecX apply_inverse(const VecX& r) const;
+
+ private:
+  PreconditionerKind kind_;
+  BlockTridiagonal blocks_;
+  Eigen::LLT<Eigen::MatrixXd> exact_;
+};
 
 // PCG stops at ‖r‖₂ < min(tolerance, relative_tolerance ‖rhs‖₂): the paper's absolute 1e-7
 // (§4) alone would return x = 0 for any right-hand side smaller than that (a light rod near
