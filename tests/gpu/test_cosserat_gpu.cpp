@@ -20,7 +20,8 @@ namespace {
 using namespace cosserat_case;
 
 template <class T>
-void expect_device_follows_reference([[maybe_unused]] double tolerance) {
+void expect_device_follows_reference([[maybe_unused]] double tolerance,
+                                     [[maybe_unused]] cosserat::PreconditionerKind preconditioner) {
 #ifndef HAIRSIM_HAVE_CUDA
   GTEST_SKIP() << "hairsim was built without CUDA (HAIRSIM_CUDA=OFF or no nvcc)";
 #else
@@ -34,7 +35,8 @@ void expect_device_follows_reference([[maybe_unused]] double tolerance) {
   cuda::DeviceBuffer<unsigned long long> counts(Batch::kCounters);
   const std::vector<unsigned long long> zero(Batch::kCounters, 0);
   counts.upload(zero.data());
-  const cosserat::SolverSettings settings = hair_settings();
+  cosserat::SolverSettings settings = hair_settings();
+  settings.preconditioner = preconditioner;
   long reference_pcg = 0;
   for (int step = 1; step <= kSteps; ++step) {
     for (cosserat::CosseratRod& rod : rods)
@@ -67,10 +69,19 @@ void expect_device_follows_reference([[maybe_unused]] double tolerance) {
 }
 
 TEST(CosseratGpu, DeviceFollowsTheReferenceInDouble) {
-  expect_device_follows_reference<double>(1e-8);
+  expect_device_follows_reference<double>(1e-8, cosserat::PreconditionerKind::hybrid);
 }
 TEST(CosseratGpu, DeviceFollowsTheReferenceInFloat) {
-  expect_device_follows_reference<float>(2e-3);
+  expect_device_follows_reference<float>(2e-3, cosserat::PreconditionerKind::hybrid);
+}
+// The exact chain solve (hair scenes' default) on the device against the reference's dense
+// factorisation: the cpu's bounds (CosseratParity.ExactPreconditionerToo: 1.2e-13 L double,
+// 5.7e-4 L float on the cpu).
+TEST(CosseratGpu, ExactChainSolveFollowsTheReferenceInDouble) {
+  expect_device_follows_reference<double>(1e-9, cosserat::PreconditionerKind::exact);
+}
+TEST(CosseratGpu, ExactChainSolveFollowsTheReferenceInFloat) {
+  expect_device_follows_reference<float>(2e-3, cosserat::PreconditionerKind::exact);
 }
 
 }  // namespace
