@@ -58,51 +58,6 @@ TEST(CosseratNewton, PositivePartOfASymmetricBlockMatchesEigen) {
   expect_positive_part_matches_eigen<float>(2e-5);
 }
 
-TEST(CosseratNewton, InverseOfAPositiveDefiniteBlockMatchesEigen) {
-  // inverse_positive_definite (kernels/common/matrix3.hpp, the exact chain solve's G⁻¹) against
-  // Eigen's inverse in long double of random symmetric positive definite blocks Q diag(λ) Qᵀ
-  // with condition numbers up to 1e8 (double) and 1e4 (float): relative error within 10 cond ε,
-  // the forward error bound of a backward-stable inverse (measured below 1 cond ε);
-  // indefinite, singular and non-finite blocks refused.
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<double> u(-1, 1);
-  auto check = [&](auto zero, double max_condition, double eps) {
-    using T = decltype(zero);
-    double worst = 0;
-    for (int trial = 0; trial < 200; ++trial) {
-      const Eigen::Matrix3d q =
-          Eigen::Quaterniond(Eigen::Vector4d(u(rng), u(rng), u(rng), u(rng)).normalized())
-              .toRotationMatrix();
-      const double condition = std::pow(max_condition, 0.5 * (u(rng) + 1));
-      const double scale = std::pow(10.0, 4 * u(rng));
-      const Eigen::Vector3d lambda(scale, scale / condition, scale / std::sqrt(condition));
-      const Eigen::Matrix3d g = q * lambda.asDiagonal() * q.transpose();
-      kernels::Matrix3<T> m, inverse;
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) m(r, c) = T(g(r, c));
-      ASSERT_TRUE(kernels::inverse_positive_definite(m, inverse)) << "trial " << trial;
-      // The reference inverse in long double (64-bit mantissa), exact to well below T's ε.
-      const Eigen::Matrix3d rounded = to_eigen(m);
-      const Eigen::Matrix<long double, 3, 3> wide = rounded.cast<long double>().inverse();
-      const Eigen::Matrix3d expected = wide.cast<double>();
-      const double error = (to_eigen(inverse) - expected).norm() / expected.norm();
-      worst = std::max(worst, error / (condition * eps));
-      EXPECT_LE(error, 10 * condition * eps) << "trial " << trial;
-    }
-    std::cout << (sizeof(T) == 8 ? "double" : "float") << ": worst error " << worst
-              << " cond(G) eps\n";
-    kernels::Matrix3<T> bad = kernels::Matrix3<T>::identity(), inverse;
-    bad(2, 2) = T(-1);
-    EXPECT_FALSE(kernels::inverse_positive_definite(bad, inverse));  // indefinite
-    bad(2, 2) = T(0);
-    EXPECT_FALSE(kernels::inverse_positive_definite(bad, inverse));  // singular
-    bad(2, 2) = T(NAN);
-    EXPECT_FALSE(kernels::inverse_positive_definite(bad, inverse));  // not finite
-  };
-  check(0.0, 1e8, 2.2e-16);
-  check(0.0f, 1e4, 1.2e-7);
-}
-
 // One strand of the curly test rod (tests/unit/cosserat_test_support.hpp) on a host batch, at the
 // start of a 1 ms step with random velocities and spins, then moved to a Newton iterate away from
 // the start (every free ω by up to `spread` rad): the vertices are then far from their inertial
