@@ -3,7 +3,6 @@
 // products, sums and scaling), and the 3 x 3 constructions the models use.
 #include <cmath>
 
-#include "common/constants.hpp"
 #include "common/hd.hpp"
 #include "common/small_matrix.hpp"
 #include "common/vector3.hpp"
@@ -36,32 +35,6 @@ HS_HD Matrix3<T> transpose(const Matrix3<T>& a) {
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) t(r, c) = a(c, r);
   return t;
-}
-
-// The inverse of a symmetric positive definite 3 x 3 matrix by its LDLᵀ factors, G⁻¹ = L⁻ᵀ D⁻¹
-// L⁻¹ (no pivoting: a positive definite matrix needs none). False when a pivot is not above 3ε
-// times its diagonal entry (singular to working precision, indefinite, or not finite).
-template <class T>
-HS_HD bool inverse_positive_definite(const Matrix3<T>& g, Matrix3<T>& inverse) {
-  const T tolerance = T(3) * epsilon<T>();
-  const T d0 = g(0, 0);
-  if (!(d0 > tolerance * g(0, 0)) || !(d0 > T(0))) return false;
-  const T l10 = g(1, 0) / d0, l20 = g(2, 0) / d0;
-  const T d1 = g(1, 1) - l10 * g(1, 0);
-  if (!(d1 > tolerance * g(1, 1))) return false;
-  const T l21 = (g(2, 1) - l20 * g(1, 0)) / d1;
-  const T d2 = g(2, 2) - l20 * g(2, 0) - l21 * l21 * d1;
-  if (!(d2 > tolerance * g(2, 2))) return false;
-  // M = L⁻¹ (unit lower triangular), G⁻¹ = Mᵀ D⁻¹ M.
-  const T m10 = -l10, m21 = -l21, m20 = l10 * l21 - l20;
-  const T i0 = T(1) / d0, i1 = T(1) / d1, i2 = T(1) / d2;
-  inverse(2, 2) = i2;
-  inverse(1, 2) = inverse(2, 1) = m21 * i2;
-  inverse(0, 2) = inverse(2, 0) = m20 * i2;
-  inverse(1, 1) = i1 + m21 * m21 * i2;
-  inverse(0, 1) = inverse(1, 0) = m10 * i1 + m20 * m21 * i2;
-  inverse(0, 0) = i0 + m10 * m10 * i1 + m20 * m20 * i2;
-  return true;
 }
 
 // The nearest positive semi-definite matrix to a symmetric one, V max(Λ, 0) Vᵀ (Frobenius norm):

@@ -59,8 +59,7 @@ HS_HD BendingJacobians<T> bending_jacobians(const Strand<T>& st, int v) {
 // pc_upper, pc_scratch); a solve is one sweep tip-to-root for g and one root-to-tip for ω.
 // About three PCG iterations' work, and PCG with it stops after one iteration however stiff the
 // contacts make A (in float some solves take a few more, refining the factorisation's round-off:
-// docs/models/cosserat.md, "The exact chain solve"). False on a G singular to working precision (a
-// non-finite state).
+// docs/models/cosserat.md, "The exact chain solve"). False on a G singular to working precision (a non-finite state).
 template <class T>
 HS_HD bool factor_chain(const Strand<T>& st, T dt, bool resistive) {
   const auto& a = st.a;
@@ -72,12 +71,26 @@ HS_HD bool factor_chain(const Strand<T>& st, T dt, bool resistive) {
     const BendingJacobians<T> bend = bending_jacobians(st, i);
     const M3<T> cx = transpose_times(d, h) + pwx;
     const M3<T> cw = transpose_times(bend.next, bend.k_prev);
-    const M3<T> g = transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq) +
-                    st.template get<3, 3>(a.chain, i) + transpose_times(bend.next, bend.k_next) +
-                    cx * d + transpose_times(d, pxw) + pww;
-    M3<T> g_inverse;
-    if (!inverse_positive_definite(g, g_inverse)) return false;
-    const M3<T> fx = g_inverse * cx, fw = g_inverse * cw;
+    M3<T> g = transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq) +
+              st.template get<3, 3>(a.chain, i) + transpose_times(bend.next, bend.k_next) + cx * d +
+              transpose_times(d, pxw) + pww;
+    // G [G⁻¹ F_x F_w] = [I C_x C_w], one elimination.
+    T negligible[3] = {};
+    T rhs[27];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        const T size = T(3) * epsilon<T>() * (g(r, c) < T(0) ? -g(r, c) : g(r, c));
+        negligible[r] = size > negligible[r] ? size : negligible[r];
+        rhs[9 * r + c] = r == c ? T(1) : T(0);
+        rhs[9 * r + 3 + c] = cx(r, c);
+        rhs[9 * r + 6 + c] = cw(r, c);
+      }
+    if (!block_detail::solve_in_place<T, 3, 9>(&g(0, 0), rhs, negligible)) return false;
+    M3<T> g_inverse, fx, fw;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        g_inverse(r, c) = rhs[9 * r + c], fx(r, c) = rhs[9 * r + 3 + c],
+                     fw(r, c) = rhs[9 * r + 6 + c];
     st.set(a.pc_diag, 1 + i, g_inverse);
     st.set(a.pc_upper, 1 + i, fx);
     st.set(a.pc_scratch, 1 + i, fw);

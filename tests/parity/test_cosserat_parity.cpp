@@ -112,9 +112,9 @@ TEST(CosseratParity, ExactPreconditionerToo) {
   // The exact preconditioner (hair scenes' default): the kernels factor A along the chain in O(n)
   // (factor_chain), the reference assembles A and factors it densely (Eigen's LLT), an
   // independent solve of the same system. Expected: the same bounds as the hybrid's, 1e-9 L in
-  // double and 2e-3 L in float (measured 1.7e-13 and 3.2e-4 L), and PCG done in one iteration
+  // double and 2e-3 L in float (measured 1.2e-13 and 5.7e-4 L), and PCG done in one iteration
   // per solve (in exact arithmetic z = A⁻¹ r is the solution; float may take more, refining the
-  // factorisation's round-off: measured 1.00 here, 1.3 under a violent shake).
+  // factorisation's round-off: measured 1.00 here, 4.5 under a violent shake).
   cosserat::SolverSettings s = hair_settings();
   s.preconditioner = cosserat::PreconditionerKind::exact;
   const ParityResult r = run_parity<double>(s);

@@ -43,9 +43,9 @@ struct CosseratSettings : engine::ModelSettings {
   // paper's Gauss-Newton Jᵀ H J ("gauss_newton"): docs/models/cosserat.md, "Newton's Hessian".
   bool chain_curvature = true;
   // PCG's preconditioner: `exact`, Newton's matrix itself factored along the chain in O(n), with
-  // which PCG takes one iteration (1.3 in float under a violent shake) where the paper's hybrid one
-  // (eq. 22) took 37-54 on hair against a head (docs/models/cosserat.md, "The exact chain solve"),
-  // or any of the paper's.
+  // which PCG takes one iteration (about 5 in float) where the paper's hybrid one (eq. 22) took
+  // 37-54 on hair against a head (docs/models/cosserat.md, "The exact chain solve"), or any of
+  // the paper's.
   cosserat::PreconditionerKind preconditioner = cosserat::PreconditionerKind::exact;
   // The discrete Darboux vector's measure (docs/models/cosserat.md): tangent, or the paper's
   // printed eq. (29), sine, which lets a segment fold onto its neighbour.
