@@ -238,9 +238,9 @@ TEST(RunRobustness, NanInOneStrandStopsTheRunNamingIt) {
 
 TEST(RunRobustness, FailedSolveWritesAFailedSummary) {
   // Cosserat in float with fibres of radius 1e-7 m, the thinnest material.radius a scene takes
-  // (1e-30, the probe's case that left no summary, is refused now): the solve fails on every
-  // strand at the first step, after its retries. Exit 1 naming strand and step; summary "failed"
-  // with the reason.
+  // (1e-30, the probe's case that left no summary, is refused now): the solve fails on (nearly)
+  // every strand at the first step, after its retries. Exit 1 naming strand and step; summary
+  // "failed" with the reason.
   ScratchDir dir;
   nlohmann::json doc = small_scene();
   doc["model"] = "cosserat";
@@ -253,12 +253,19 @@ TEST(RunRobustness, FailedSolveWritesAFailedSummary) {
   const auto s = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(s["status"], "failed");
   EXPECT_EQ(s["failed_at"], "strand 0, step 1 (t = 0 s)");
-  EXPECT_NE(s["reason"].get<std::string>().find("solve failed on 20 strand step(s)"),
-            std::string::npos)
-      << s["reason"];
-  // The summary's counter holds the failed step's solves (it said 0: the counters were read
-  // only after whole frames).
-  EXPECT_EQ(s["solver"]["failures"], 20);
+  // "the solve failed on N strand step(s)": N of the 20 strands (all of them with the hybrid
+  // preconditioner, 18 with the exact chain solve, which two of them get through).
+  const std::string reason = s["reason"].get<std::string>();
+  const std::string head = "solve failed on ";
+  const std::size_t at = reason.find(head);
+  ASSERT_NE(at, std::string::npos) << reason;
+  const int failed = std::stoi(reason.substr(at + head.size()));
+  EXPECT_NE(reason.find(std::to_string(failed) + " strand step(s)"), std::string::npos) << reason;
+  EXPECT_GE(failed, 1);
+  EXPECT_LE(failed, 20);
+  // The summary's counter holds the failed step's solves, the count the message gives (it said
+  // 0: the counters were read only after whole frames).
+  EXPECT_EQ(s["solver"]["failures"], failed);
   EXPECT_EQ(s["frames"], 0);
 }
 
