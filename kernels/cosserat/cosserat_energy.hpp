@@ -219,20 +219,24 @@ HS_HD M3<T> resistance_dt(const Strand<T>& st, T dt, int v) {
   return c;
 }
 
+// H_j = h_j I (+ C_j / Δt) + the contacts' block: vertex j's block of H, as A·v, the paper's
+// preconditioners and the exact chain solve use it.
+template <class T>
+HS_HD M3<T> vertex_block(const Strand<T>& st, T dt, bool resistive, int j) {
+  M3<T> b = (st.rows(st.a.mass)[j] * (T(1) / (dt * dt))) * M3<T>::identity();
+  if (resistive) b += resistance_dt(st, dt, j);
+  b += st.template get<3, 3>(st.a.contact, j);
+  return b;
+}
+
 // out = A v on the free blocks (v's fixed blocks are zero), 0 on the fixed ones.
 template <class T>
 HS_HD void apply_a(const Strand<T>& st, T dt, bool resistive, T* v, T* out) {
   const auto& a = st.a;
   const V3<T> k = st.template get<3, 1>(a.stiffness, 0);
-  const T inv_dt2 = T(1) / (dt * dt);
   apply_j(st, v);
-  for (int p = 0; p < st.vertices(); ++p) {
-    const V3<T> y = st.template get<3, 1>(a.xp, p);
-    V3<T> hy = (st.rows(a.mass)[p] * inv_dt2) * y;
-    if (resistive) hy += resistance_dt(st, dt, p) * y;
-    hy += st.template get<3, 3>(a.contact, p) * y;
-    st.set(a.hp, p, hy);
-  }
+  for (int p = 0; p < st.vertices(); ++p)
+    st.set(a.hp, p, vertex_block(st, dt, resistive, p) * st.template get<3, 1>(a.xp, p));
   for (int i = 0; i < st.segments(); ++i)
     st.set(a.hq, i, st.template get<4, 4>(a.mq, i) * st.template get<4, 1>(a.xq, i));
   for (int p = 1; p + 1 < st.vertices(); ++p) {

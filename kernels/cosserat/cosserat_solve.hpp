@@ -12,15 +12,6 @@ namespace hairsim::kernels::cosserat {
 
 enum class Preconditioner : int { diagonal = 0, block_diagonal = 1, hybrid = 2, exact = 3 };
 
-// H_j = h_j I (+ C_j / Δt) + the contacts' block: vertex j's block of H (as apply_a's).
-template <class T>
-HS_HD M3<T> vertex_block(const Strand<T>& st, T dt, bool resistive, int j) {
-  M3<T> b = (st.rows(st.a.mass)[j] * (T(1) / (dt * dt))) * M3<T>::identity();
-  if (resistive) b += resistance_dt(st, dt, j);
-  b += st.template get<3, 3>(st.a.contact, j);
-  return b;
-}
-
 // The bending strain's Jacobians at vertex v (joining segments v - 1 and v): its change with
 // ω_{v-1} (`prev`) and with ω_v (`next`), and K l_v times each.
 template <class T>
@@ -59,7 +50,8 @@ HS_HD BendingJacobians<T> bending_jacobians(const Strand<T>& st, int v) {
 // pc_upper, pc_scratch); a solve is one sweep tip-to-root for g and one root-to-tip for ω.
 // About three PCG iterations' work, and PCG with it stops after one iteration however stiff the
 // contacts make A (in float some solves take a few more, refining the factorisation's round-off:
-// docs/models/cosserat.md, "The exact chain solve"). False on a G singular to working precision (a non-finite state).
+// docs/models/cosserat.md, "The exact chain solve"). False on a G singular to working precision (a
+// non-finite state).
 template <class T>
 HS_HD bool factor_chain(const Strand<T>& st, T dt, bool resistive) {
   const auto& a = st.a;
@@ -133,9 +125,8 @@ HS_HD bool build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preco
   const auto& a = st.a;
   const int n = st.vertices();
   // H_j summed beyond each segment (eq. 28).
-  auto block = [&](int j) { return vertex_block(st, dt, resistive, j); };
   const M3<T> beyond_root = reverse_inclusive_scan(
-      st.segments(), M3<T>::zero(), [&](int i) { return block(i + 1); },
+      st.segments(), M3<T>::zero(), [&](int i) { return vertex_block(st, dt, resistive, i + 1); },
       [&](int i, const M3<T>& beyond) {
         const M3<T> dx = st.template get<3, 3>(a.dx, i);
         const Mat<T, 4, 3> dq = st.template get<4, 3>(a.dq, i);
@@ -144,7 +135,7 @@ HS_HD bool build_preconditioner(const Strand<T>& st, T dt, bool resistive, Preco
                    transpose_times(dq, st.template get<4, 4>(a.mq, i) * dq) +
                    st.template get<3, 3>(a.chain, i));
       });
-  st.set(a.pc_diag, 0, beyond_root + block(0));
+  st.set(a.pc_diag, 0, beyond_root + vertex_block(st, dt, resistive, 0));
   for (int b = 0; b < n; ++b) st.set(a.pc_upper, b, M3<T>::zero());
   for (int v = 1; v + 1 < n; ++v) {
     const BendingJacobians<T> bend = bending_jacobians(st, v);
