@@ -6,8 +6,9 @@
 # the head shaken 3 rad at 8 Hz), checked against the bounds every model states for it: status
 # complete, max_stretch within 1 % (the arc length), penetration within 1 mm; or, where a model
 # cannot take the motion, status failed with the strand and step named after at most
-# $shake_fail_seconds s of stepping (the reduced models today: docs/models/super-helices.md and
-# super-clothoids.md say why), printed as a known limit. Never a hang, a crash, a non-finite
+# $shake_fail_seconds s of stepping (the reduced models today, and Cosserat where its Newton
+# stops unconverged: docs/models/super-helices.md, super-clothoids.md and cosserat.md say why),
+# printed as a known limit. Never a hang, a crash, a non-finite
 # state or a failure that names nothing. Prints one row per model and scene with the wall time;
 # exit 1 on any failure.
 #

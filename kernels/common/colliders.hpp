@@ -116,6 +116,28 @@ HS_HD SignedDistance<T> signed_distance(const Collider<T>& c, const Vector3<T>& 
   return {r - c.radii.x, r > T(0) ? d / r : up};
 }
 
+// The derivative of signed_distance(c, p).distance in p, for solvers that minimise an energy of
+// it (the Cosserat kernels' penalty ½ k φ²): the normal where that distance is exact (and for a
+// mesh, whose interpolated field's derivative is only estimated), and for the ellipsoid's
+// estimate φ = (F - 1) / |∇F| its exact derivative ∇F/|∇F| - (F - 1) ∇²F ∇F / |∇F|³, ∇²F =
+// 2 diag(1/a_k²). The normal alone is off that derivative by O(|φ|/a) relative: under a 3 rad,
+// 8 Hz shake it left the Cosserat gradient 1 % off the energy's central differences on strands
+// pressed into the head (docs/models/cosserat.md, "What still stops Newton at its cap").
+template <class T>
+HS_HD Vector3<T> distance_gradient(const Collider<T>& c, const Vector3<T>& p,
+                                   const SignedDistance<T>& sd) {
+  if (c.shape != ColliderShape::ellipsoid) return sd.normal;
+  const Vector3<T> d = p - c.a;
+  const Vector3<T> h{T(2) / (c.radii.x * c.radii.x), T(2) / (c.radii.y * c.radii.y),
+                     T(2) / (c.radii.z * c.radii.z)};
+  const Vector3<T> g{h.x * d.x, h.y * d.y, h.z * d.z};  // ∇F
+  const T length = norm(g);
+  if (!(length > T(0))) return sd.normal;
+  const T excess = T(0.5) * dot(g, d) - T(1);  // F - 1 (F = ½ ∇F · d for a quadric)
+  const Vector3<T> hg{h.x * g.x, h.y * g.y, h.z * g.z};
+  return g / length - (excess / (length * length * length)) * hg;
+}
+
 // Contact of point p (head frame) with collider c. Sphere and capsule: the closest surface
 // point. Ellipsoid: the radial projection in the ellipsoid's scaled frame (on the surface, not
 // the closest point in general), normal ∇(Σ (x_k/a_k)²) normalised there. The point returned

@@ -20,10 +20,12 @@ struct CosseratBatch {
   using Arrays = CosseratBatchArrays<T>;
   using Parameters = StepInput<T>;
 
-  static constexpr int kCounters = 7;
+  // unconverged_failures: the unconverged steps among the solver_failures (those not accepted).
+  static constexpr int kCounters = 8;
   static constexpr const char* kCounterNames[kCounters] = {
-      "newton_iterations", "pcg_iterations", "pcg_solves",       "solver_failures",
-      "contacts",          "retried_steps",  "unconverged_steps"};
+      "newton_iterations", "pcg_iterations",    "pcg_solves",
+      "solver_failures",   "contacts",          "retried_steps",
+      "unconverged_steps", "unconverged_failures"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 64;
   static constexpr int kClampedVertices = 2;  // the root and segment 0's frame follow the head
@@ -43,6 +45,7 @@ struct CosseratBatch {
     counts[4] += c.contacts;
     counts[5] += c.retried;
     counts[6] += c.unconverged;
+    counts[7] += c.unconverged_failure;
   }
   static VertexVectors<T> positions(const Arrays& a) {
     return interleaved_vectors(a.x, a.vertices);

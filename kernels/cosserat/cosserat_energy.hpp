@@ -113,9 +113,9 @@ HS_HD void compute_gradient(const Strand<T>& st, T dt, const Loads<T>& loads,
   const T inv_dt2 = T(1) / (dt * dt);
   for (int v = 0; v < st.vertices(); ++v) {
     V3<T> g = smooth_vertex_gradient(st, dt, loads, v);
-    if (v >= 2 && loads.collider_count > 0) {  // the penalty's k c n
+    if (v >= 2 && loads.collider_count > 0) {  // the penalty's k φ ∇φ
       const Gap<T> gap = contact_gap(loads, st.template get<3, 1>(a.x, v), head);
-      if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.normal;
+      if (gap.value < T(0)) g += (contact_stiffness(st, loads, dt, v) * gap.value) * gap.gradient;
       if (loads.frictional()) g += friction_term(st, v).gradient();
     }
     st.set(a.xp, v, g);
@@ -146,7 +146,7 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads,
   const auto& a = st.a;
   const V3<T> j = st.template get<3, 1>(a.inertia, 0);
   const T inv_dt2 = T(1) / (dt * dt);
-  // The contacts' block: the penalty's Gauss-Newton k n nᵀ at the vertices in contact now, and
+  // The contacts' block: the penalty's Gauss-Newton k ∇φ ∇φᵀ at the vertices in contact now, and
   // the friction's Hessian at those in contact at the step's start (zero elsewhere).
   for (int v = 0; v < st.vertices(); ++v) {
     M3<T> c = M3<T>::zero();
@@ -155,7 +155,7 @@ HS_HD void compute_hessian(const Strand<T>& st, T dt, const Loads<T>& loads,
       if (gap.value < T(0)) {
         const T k = contact_stiffness(st, loads, dt, v);
         for (int r = 0; r < 3; ++r)
-          for (int e = 0; e < 3; ++e) c(r, e) = k * gap.normal[r] * gap.normal[e];
+          for (int e = 0; e < 3; ++e) c(r, e) = k * gap.gradient[r] * gap.gradient[e];
       }
       if (loads.frictional()) c += friction_term(st, v).hessian();
     }

@@ -100,6 +100,38 @@ HS_HD Mat<T, 4, 4> director_curvature(const V3<T>& f) {
   return {{{c, -b, a, T(0)}, {-b, -c, T(0), a}, {a, T(0), -c, b}, {T(0), a, b, c}}};
 }
 
+// a ⊗ b (Hamilton product, scalar first).
+template <class T>
+HS_HD V4<T> quaternion_product(const V4<T>& a, const V4<T>& b) {
+  return {{{a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]},
+           {a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]},
+           {a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1]},
+           {a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]}}};
+}
+// ω of a unit quaternion, |ω| <= π: 2 atan2(|v|, |w|) v / |v| on w's hemisphere (q and -q are
+// one rotation).
+template <class T>
+HS_HD V3<T> rotation_vector(const V4<T>& q) {
+  const V3<T> v{q[1], q[2], q[3]};
+  const T n = norm(v);
+  if (!(n > T(0))) return V3<T>::zero();
+  const T angle = T(2) * std::atan2(n, q[0] < T(0) ? -q[0] : q[0]);
+  return ((q[0] < T(0) ? -angle : angle) / n) * v;
+}
+
+// The frame a segment turning on at its spin reaches: ω of q_t ⊗ r with vec(r) = Δt Ω / 2, the
+// rotational term's measure (relative_rotation(q_t, q) = Δt Ω there). False, ω untouched, when
+// |Δt Ω / 2| >= 1: no rotation has that measure.
+template <class T>
+HS_HD bool spin_prediction(const V4<T>& qt, const V3<T>& rotation_dt, V3<T>& omega) {
+  const V3<T> half = T(0.5) * rotation_dt;
+  const T h2 = dot(half, half);
+  if (!(h2 < T(1))) return false;
+  const V4<T> r{{{std::sqrt(T(1) - h2)}, {half[0]}, {half[1]}, {half[2]}}};
+  omega = rotation_vector(quaternion_product(qt, r));
+  return true;
+}
+
 // f(a, b) = vec(conj(a) ⊗ b) and its derivatives (bilinear).
 template <class T>
 HS_HD Mat<T, 3, 4> d_vec_d_first(const V4<T>& b) {

@@ -56,23 +56,27 @@ struct Substep {
 };
 
 // The smallest gap φ - δ of point x over the colliders with the head at `pose` (head frame:
-// x_head = Rᵀ (x - t)), that collider's outward normal in the world and its μ; 1 m and no normal
-// without colliders. By default the head at the step's end.
+// x_head = Rᵀ (x - t)), that collider's outward normal in the world, its μ, and the gap's
+// derivative in x (distance_gradient, in the world; the penalty's force and Hessian take it);
+// 1 m and no normal without colliders. By default the head at the step's end.
 template <class T>
 struct Gap {
   T value;
   V3<T> normal;
   T friction;
+  V3<T> gradient;
 };
 template <class T>
 HS_HD Gap<T> contact_gap(const Loads<T>& loads, const V3<T>& x, const RigidPose<T>& pose) {
-  Gap<T> gap{T(1), V3<T>::zero(), T(0)};
+  Gap<T> gap{T(1), V3<T>::zero(), T(0), V3<T>::zero()};
   if (loads.collider_count == 0) return gap;
   const V3<T> local = pose.apply_inverse(x);
   for (int c = 0; c < loads.collider_count; ++c) {
     const SignedDistance<T> sd = signed_distance(loads.colliders[c], local);
     const T value = sd.distance - loads.contact_thickness;
-    if (value < gap.value) gap = {value, pose.rotate(sd.normal), loads.colliders[c].friction};
+    if (value < gap.value)
+      gap = {value, pose.rotate(sd.normal), loads.colliders[c].friction,
+             pose.rotate(distance_gradient(loads.colliders[c], local, sd))};
   }
   return gap;
 }
@@ -96,7 +100,7 @@ HS_HD void set_friction(const Strand<T>& st, const Loads<T>& loads, const Subste
   for (int v = 0; v < st.vertices(); ++v) {
     Vec<T, 8> f = Vec<T, 8>::zero();
     const V3<T> x = st.template get<3, 1>(st.a.start_x, v);
-    const Gap<T> gap = v >= 2 ? contact_gap(loads, x, sub.head_start) : Gap<T>{T(1), {}, T(0)};
+    const Gap<T> gap = v >= 2 ? contact_gap(loads, x, sub.head_start) : Gap<T>{T(1), {}, T(0), {}};
     if (gap.value < T(0) && gap.friction > T(0)) {
       const V3<T> anchor = sub.head.apply(sub.head_start.apply_inverse(x));
       for (int k = 0; k < 3; ++k) f[k] = gap.normal[k], f[3 + k] = anchor[k];

@@ -361,10 +361,20 @@ std::string strand_step_location(long strand, long steps_done, double dt) {
 
 void check_solves(const StepCounters& counts, long steps_done, double dt, long strand) {
   const long failures = counts["solver_failures"];
-  if (failures > 0)
+  if (!(failures > 0)) return;
+  // A model whose iterations may stop unconverged counts those steps as failed unless its
+  // settings accept them (Cosserat's solver.accept_unconverged), and says so.
+  const long unconverged =
+      counts.has("unconverged_failures") ? counts["unconverged_failures"] : 0;
+  if (unconverged > 0)
     throw RunFailure(strand_step_location(strand, steps_done, dt),
-                     "the solve failed on " + std::to_string(failures) +
-                         " strand step(s) after its retries (a non-finite state?)");
+                     "Newton did not converge within solver.newton_max_iterations on " +
+                         std::to_string(unconverged) +
+                         " strand step(s) (motion the step cannot follow; "
+                         "solver.accept_unconverged keeps such steps and counts them)");
+  throw RunFailure(strand_step_location(strand, steps_done, dt),
+                   "the solve failed on " + std::to_string(failures) +
+                       " strand step(s) after its retries (a non-finite state?)");
 }
 
 }  // namespace hairsim::engine

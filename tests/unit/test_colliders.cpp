@@ -130,6 +130,37 @@ TEST(Colliders, SignedDistancesInsideAndOutside) {
   EXPECT_NEAR(signed_distance(ellipsoid, V{0, 0.1, 0}).distance, 0, 1e-15);
 }
 
+TEST(Colliders, DistanceGradientIsTheDistancesDerivative) {
+  // distance_gradient against central differences of signed_distance(...).distance (h = 1e-6 m,
+  // truncation O(h²) ~ 1e-11 relative): the ellipsoid's estimate inside, outside and off-axis, where
+  // its unit normal alone is off by O(|φ|/a) (checked too, so that the test can tell them apart),
+  // and the sphere, whose gradient is its normal.
+  Collider<double> ellipsoid;
+  ellipsoid.shape = ColliderShape::ellipsoid;
+  ellipsoid.a = {0.01, -0.02, 0.03};
+  ellipsoid.radii = {0.075, 0.095, 0.11};
+  Collider<double> sphere;
+  sphere.a = {0, 0, 0};
+  sphere.radii = {0.08, 0, 0};
+  const V points[] = {{0.06, 0.03, 0.05}, {0.02, 0.09, -0.04}, {-0.05, -0.06, 0.09}};
+  for (const Collider<double>& c : {ellipsoid, sphere})
+    for (const V& p : points) {
+      const SignedDistance<double> sd = signed_distance(c, p);
+      const V g = distance_gradient(c, p, sd);
+      const double h = 1e-6;
+      const V ex{h, 0, 0}, ey{0, h, 0}, ez{0, 0, h};
+      const V fd = V{signed_distance(c, p + ex).distance - signed_distance(c, p - ex).distance,
+                     signed_distance(c, p + ey).distance - signed_distance(c, p - ey).distance,
+                     signed_distance(c, p + ez).distance - signed_distance(c, p - ez).distance} /
+                   (2 * h);
+      EXPECT_LT(distance(g, fd), 1e-8 * norm(fd)) << sd.distance;
+      if (c.shape == ColliderShape::ellipsoid)  // the normal is not the derivative here
+        EXPECT_GT(distance(sd.normal, fd), 1e-3 * norm(fd)) << sd.distance;
+      else
+        EXPECT_LT(distance(sd.normal, g), 1e-15);
+    }
+}
+
 TEST(Colliders, CoulombFrictionOnTheRelativeVelocity) {
   const V n{0, 1, 0}, w{0.5, 0, 0};  // the surface moves at 0.5 m/s along x
   // Relative velocity (2, -1, 0): the approach 1 is removed, the tangential 2 loses μ·1.

@@ -59,8 +59,13 @@ TEST_P(ViolentMotion, HairKeepsItsLength) {
   const ViolentCase c = GetParam();
   ScratchDir dir;
   const auto scene = write_scene(dir, violent_scene(12));
+  // Cosserat's Newton still reaches its cap on some strand steps under this motion, which stops
+  // the run by default (NewtonThatStopsUnconvergedFailsTheRun); kept and counted here, to hold
+  // the bounds on the steps that follow them.
+  const std::string keep =
+      std::string(c.model) == "cosserat" ? " --set solver.accept_unconverged=true" : "";
   const auto r = run_cli("run " + quoted(scene) + " --model " + c.model + " --precision " +
-                             c.precision + " --out " + quoted(dir / "out"),
+                             c.precision + keep + " --out " + quoted(dir / "out"),
                          dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto s = read_json(dir / "out" / "summary.json");
@@ -71,7 +76,7 @@ TEST_P(ViolentMotion, HairKeepsItsLength) {
   EXPECT_LE(s["max_penetration_m"].get<double>(), c.penetration_bound);
   std::cout << c.model << " " << c.precision << ": max strain " << s["max_stretch"] << ", deepest "
             << s["max_penetration_m"] << " m, fastest " << s["max_speed_m_s"] << " m/s";
-  if (s["solver"].contains("unconverged_steps"))  // printed, not asserted: issue 41's next step
+  if (s["solver"].contains("unconverged_steps"))  // printed, not asserted: issue 41
     std::cout << ", unconverged strand steps " << s["solver"]["unconverged_steps"] << " of "
               << 12 * s["steps"].get<long>();
   std::cout << "\n";
@@ -267,6 +272,57 @@ TEST(RunRobustness, FailedSolveWritesAFailedSummary) {
   // 0: the counters were read only after whole frames).
   EXPECT_EQ(s["solver"]["failures"], failed);
   EXPECT_EQ(s["frames"], 0);
+}
+
+TEST(RunRobustness, NewtonThatStopsUnconvergedFailsTheRun) {
+  // Cosserat with one Newton iteration a step on the shaking head: the first step's Newton stops
+  // unconverged on some strand (the head moves the roots; one iteration does not reach the
+  // tolerance, 4e-4 of a strand's weight). Reference and cpu kernels: exit 1, the strand and step
+  // named, the reason Newton's cap; with solver.accept_unconverged the run completes and the
+  // summary counts those steps.
+  for (const std::string backend : {"cpu", "reference"}) {
+    ScratchDir dir;
+    nlohmann::json doc = small_scene();
+    doc["model"] = "cosserat";
+    doc["hair"]["generate"]["strands"] = 3;
+    doc["time"]["frames"] = 2;
+    doc["solver"] = {{"newton_max_iterations", 1}};
+    doc["output"] = {{"png_every", 0}, {"mp4", false}};
+    const auto scene = write_scene(dir, doc);
+    const std::string run = "run " + quoted(scene) + " --backend " + backend + " --precision double";
+    const auto r = run_cli(run + " --out " + quoted(dir / "out"), dir);
+    EXPECT_EQ(r.exit_code, 1) << backend << ": " << r.err;
+    const auto s = read_json(dir / "out" / "summary.json");
+    EXPECT_EQ(s["status"], "failed") << backend;
+    const std::string at = s["failed_at"];
+    EXPECT_TRUE(std::regex_match(at, std::regex(R"(strand [0-2], step 1 \(t = 0 s\))")))
+        << backend << ": " << at;
+    EXPECT_NE(s["reason"].get<std::string>().find("did not converge within "
+                                                  "solver.newton_max_iterations"),
+              std::string::npos)
+        << s["reason"];
+    EXPECT_NE(r.err.find("run failed: " + at + ": Newton did not converge"), std::string::npos)
+        << r.err;
+    // The strands of the failed step that stopped unconverged: the reference stops at the first,
+    // the kernels finish the step's batch.
+    EXPECT_GE(s["solver"]["failures"].get<long>(), 1) << backend;
+    EXPECT_LE(s["solver"]["failures"].get<long>(), backend == "cpu" ? 3 : 1) << backend;
+    EXPECT_EQ(s["solver"]["accept_unconverged"], false);
+
+    const auto kept = run_cli(run + " --set solver.accept_unconverged=true --out " +
+                                  quoted(dir / "kept"),
+                              dir);
+    EXPECT_EQ(kept.exit_code, 0) << backend << ": " << kept.err;
+    const auto k = read_json(dir / "kept" / "summary.json");
+    EXPECT_EQ(k["status"], "complete");
+    EXPECT_EQ(k["solver"]["failures"], 0);
+    EXPECT_EQ(k["solver"]["accept_unconverged"], true);
+    // Some, not all: from the spins' prediction one iteration meets the tolerance on calm steps
+    // (measured 43 and 30 of 102 on cpu and reference).
+    const long strand_steps = 3 * k["steps"].get<long>();
+    EXPECT_GE(k["solver"]["unconverged_steps"].get<long>(), 1) << backend;
+    EXPECT_LE(k["solver"]["unconverged_steps"].get<long>(), strand_steps) << backend;
+  }
 }
 
 TEST(RunRobustness, AReferenceRodsFailureNamesStrandAndStep) {

@@ -71,7 +71,7 @@ cosserat::SolverSettings solver_settings(const HairSetup& setup) {
 }
 
 kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s,
-                                                int max_halvings) {
+                                                int max_halvings, bool accept_unconverged) {
   kernels::cosserat::StepSettings k;
   switch (s.preconditioner) {
     case cosserat::PreconditionerKind::diagonal:
@@ -90,6 +90,7 @@ kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& 
   k.newton_tolerance = s.newton_tolerance;
   k.newton_max_iterations = s.newton_max_iterations;
   k.max_halvings = max_halvings;
+  k.accept_unconverged = accept_unconverged;
   k.chain_curvature = s.chain_curvature ? kernels::cosserat::ChainCurvature::projected
                                         : kernels::cosserat::ChainCurvature::none;
   k.pcg = {s.pcg.tolerance, s.pcg.relative_tolerance, s.pcg.max_iterations};

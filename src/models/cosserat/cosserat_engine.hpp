@@ -21,9 +21,10 @@ std::vector<cosserat::CosseratRod> cosserat_rods(const engine::HairSetup& setup,
 // The solver settings of a setup (the paper's, with CosseratSettings' tolerances).
 cosserat::SolverSettings solver_settings(const engine::HairSetup& setup);
 // `max_halvings`: the kernels' substep retries (CosseratSettings::max_substep_halvings; the
-// reference has none, so 0 steps as it does).
+// reference has none, so 0 steps as it does). `accept_unconverged`: CosseratSettings'.
 kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s,
-                                                int max_halvings = 0);
+                                                int max_halvings = 0,
+                                                bool accept_unconverged = false);
 // The kernels' penalty stiffness κ in units of a vertex's m/Δt²: CosseratSettings::contact_ratio,
 // else 1e4 in double, 300 in float.
 double contact_ratio(const engine::HairSetup& setup, bool float_precision);
@@ -48,7 +49,8 @@ class CosseratEngine {
   CosseratEngine(const engine::HairSetup& setup, engine::Precision)
       : input_{T(setup.dt), cosserat_loads<T>(setup, 0.0),
                kernel_settings(solver_settings(setup),
-                               engine::settings_of<CosseratSettings>(setup).max_substep_halvings)},
+                               engine::settings_of<CosseratSettings>(setup).max_substep_halvings,
+                               engine::settings_of<CosseratSettings>(setup).accept_unconverged)},
         head_(setup.head),
         dt_(setup.dt),
         measure_(engine::settings_of<CosseratSettings>(setup).bending_strain) {}

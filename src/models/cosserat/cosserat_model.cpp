@@ -19,16 +19,21 @@ class CosseratReferenceSimulator final : public engine::Simulator {
       : Simulator(int(setup.strands.strand_count()), int(setup.strands.strand_size(0)), setup.dt),
         rods_(cosserat_rods(setup, &measures_)),
         settings_(solver_settings(setup)),
+        accept_unconverged_(engine::settings_of<CosseratSettings>(setup).accept_unconverged),
         meshes_(engine::mesh_grids(setup)) {}
 
   void step() override {
-    for (cosserat::CosseratRod& rod : rods_) {
-      const cosserat::StepReport r = cosserat::step(rod, dt(), settings_);
+    for (std::size_t k = 0; k < rods_.size(); ++k) {
+      const cosserat::StepReport r = cosserat::step(rods_[k], dt(), settings_);
       counts_[0] += r.newton_iterations;
       counts_[1] += r.pcg_iterations;
       counts_[2] += r.pcg_solves;
       counts_[4] += r.active_contacts;
       counts_[6] += r.stopped_at_cap ? 1 : 0;
+      if (r.stopped_at_cap && !accept_unconverged_) {  // as the kernels: the run stops naming it
+        counts_[3] += 1, counts_[7] += 1;
+        engine::check_solves(counts(), steps_, dt(), long(k));
+      }
     }
     ++steps_;
   }
@@ -77,6 +82,7 @@ class CosseratReferenceSimulator final : public engine::Simulator {
   engine::SetupMeasures measures_;  // what making the rods measured (before rods_)
   std::vector<cosserat::CosseratRod> rods_;
   cosserat::SolverSettings settings_;
+  bool accept_unconverged_;
   std::vector<std::shared_ptr<const SignedDistanceGrid>> meshes_;  // the colliders' grids
   long counts_[kernels::cosserat::CosseratBatch<double>::kCounters] = {};
 };
@@ -111,6 +117,7 @@ std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s)
   out->preconditioner = cosserat::parse_preconditioner(s.string("preconditioner", "exact"),
                                                        s.path_of("preconditioner"));
   out->max_substep_halvings = s.integer("max_substep_halvings", out->max_substep_halvings, 0, 6);
+  out->accept_unconverged = s.boolean("accept_unconverged", out->accept_unconverged);
   if (s.has("contact_margin"))
     out->contact_margin = s.number("contact_margin", 0.0, ">= 0", scene::non_negative);
   s.finish();
@@ -130,8 +137,9 @@ nlohmann::json summary(const HairSetup& setup, const engine::SimulatorOptions& o
       // Strand steps Newton did not converge in and the kernels redid in substeps.
       {"retried_step_fraction", strand_steps > 0 ? double(c["retried_steps"]) / strand_steps : 0.0},
       // Strand steps whose Newton stopped at newton_max_iterations without meeting its
-      // tolerance (after any retry): accepted as they are, so they should be 0.
+      // tolerance: 0 unless solver.accept_unconverged kept them (else the first stops the run).
       {"unconverged_steps", c["unconverged_steps"]},
+      {"accept_unconverged", settings.accept_unconverged},
       {"bending_strain", cosserat::to_string(settings.bending_strain)},
       {"hessian", settings.chain_curvature ? "projected_newton" : "gauss_newton"},
       {"preconditioner", cosserat::to_string(settings.preconditioner)},

@@ -42,6 +42,13 @@ Vec3 wrapped(const Vec3& omega) {
   return from_small(kernels::cosserat::wrapped(to_small(omega)));
 }
 
+bool spin_prediction(const Vec4& qt, const Vec3& rotation_dt, Vec3& omega) {
+  kernels::cosserat::V3<double> w;
+  if (!kernels::cosserat::spin_prediction(to_small(qt), to_small(rotation_dt), w)) return false;
+  omega = from_small(w);
+  return true;
+}
+
 // 2 vec(conj(a) ⊗ b) = 2 (a_w b_v - b_w a_v - a_v × b_v), b on a's hemisphere.
 Vec3 relative_rotation(const Vec4& a, const Vec4& b) {
   return from_small(kernels::cosserat::relative_rotation(to_small(a), to_small(b)));

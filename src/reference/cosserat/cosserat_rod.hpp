@@ -78,6 +78,9 @@ Vec3 rotation_vector(const Mat3& r);
 // The same rotation with |ω| <= π: the representation the step starts from, away from |ω| = 2π
 // where ∂q/∂ω loses rank.
 Vec3 wrapped(const Vec3& omega);
+// ω of the frame q_t reaches turning on at its spin, Δt Ω (kernels' spin_prediction); false when
+// |Δt Ω / 2| >= 1 (no rotation has that measure).
+bool spin_prediction(const Vec4& qt, const Vec3& rotation_dt, Vec3& omega);
 // 2 vec(conj(a) ⊗ b): the rotation taking frame a to frame b, in a's body frame, to first order
 // (the exact rotation vector's 2 sin(θ/2) for θ), with b's sign chosen so that a . b >= 0.
 Vec3 relative_rotation(const Vec4& a, const Vec4& b);
