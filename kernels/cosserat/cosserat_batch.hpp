@@ -23,9 +23,8 @@ struct CosseratBatch {
   // unconverged_failures: the unconverged steps among the solver_failures (those not accepted).
   static constexpr int kCounters = 8;
   static constexpr const char* kCounterNames[kCounters] = {
-      "newton_iterations", "pcg_iterations",    "pcg_solves",
-      "solver_failures",   "contacts",          "retried_steps",
-      "unconverged_steps", "unconverged_failures"};
+      "newton_iterations", "pcg_iterations", "pcg_solves",        "solver_failures",
+      "contacts",          "retried_steps",  "unconverged_steps", "unconverged_failures"};
   static constexpr int kFailureCounter = 3;
   static constexpr int kCudaBlock = 64;
   static constexpr int kClampedVertices = 2;  // the root and segment 0's frame follow the head

@@ -193,8 +193,8 @@ HS_HD void start_from_prediction(const Strand<T>& st) {
   const auto& a = st.a;
   for (int i = 1; i < st.segments(); ++i) {
     V3<T> omega;
-    if (spin_prediction(st.template get<4, 1>(a.start_q, i), st.template get<3, 1>(a.rotation_dt, i),
-                        omega))
+    if (spin_prediction(st.template get<4, 1>(a.start_q, i),
+                        st.template get<3, 1>(a.rotation_dt, i), omega))
       st.set(a.config, 1 + i, omega);
   }
 }

@@ -364,8 +364,7 @@ void check_solves(const StepCounters& counts, long steps_done, double dt, long s
   if (!(failures > 0)) return;
   // A model whose iterations may stop unconverged counts those steps as failed unless its
   // settings accept them (Cosserat's solver.accept_unconverged), and says so.
-  const long unconverged =
-      counts.has("unconverged_failures") ? counts["unconverged_failures"] : 0;
+  const long unconverged = counts.has("unconverged_failures") ? counts["unconverged_failures"] : 0;
   if (unconverged > 0)
     throw RunFailure(strand_step_location(strand, steps_done, dt),
                      "Newton did not converge within solver.newton_max_iterations on " +

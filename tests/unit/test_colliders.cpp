@@ -132,9 +132,9 @@ TEST(Colliders, SignedDistancesInsideAndOutside) {
 
 TEST(Colliders, DistanceGradientIsTheDistancesDerivative) {
   // distance_gradient against central differences of signed_distance(...).distance (h = 1e-6 m,
-  // truncation O(h²) ~ 1e-11 relative): the ellipsoid's estimate inside, outside and off-axis, where
-  // its unit normal alone is off by O(|φ|/a) (checked too, so that the test can tell them apart),
-  // and the sphere, whose gradient is its normal.
+  // truncation O(h²) ~ 1e-11 relative): the ellipsoid's estimate inside, outside and off-axis,
+  // where its unit normal alone is off by O(|φ|/a) (checked too, so that the test can tell them
+  // apart), and the sphere, whose gradient is its normal.
   Collider<double> ellipsoid;
   ellipsoid.shape = ColliderShape::ellipsoid;
   ellipsoid.a = {0.01, -0.02, 0.03};

@@ -289,7 +289,8 @@ TEST(RunRobustness, NewtonThatStopsUnconvergedFailsTheRun) {
     doc["solver"] = {{"newton_max_iterations", 1}};
     doc["output"] = {{"png_every", 0}, {"mp4", false}};
     const auto scene = write_scene(dir, doc);
-    const std::string run = "run " + quoted(scene) + " --backend " + backend + " --precision double";
+    const std::string run =
+        "run " + quoted(scene) + " --backend " + backend + " --precision double";
     const auto r = run_cli(run + " --out " + quoted(dir / "out"), dir);
     EXPECT_EQ(r.exit_code, 1) << backend << ": " << r.err;
     const auto s = read_json(dir / "out" / "summary.json");
@@ -309,9 +310,8 @@ TEST(RunRobustness, NewtonThatStopsUnconvergedFailsTheRun) {
     EXPECT_LE(s["solver"]["failures"].get<long>(), backend == "cpu" ? 3 : 1) << backend;
     EXPECT_EQ(s["solver"]["accept_unconverged"], false);
 
-    const auto kept = run_cli(run + " --set solver.accept_unconverged=true --out " +
-                                  quoted(dir / "kept"),
-                              dir);
+    const auto kept =
+        run_cli(run + " --set solver.accept_unconverged=true --out " + quoted(dir / "kept"), dir);
     EXPECT_EQ(kept.exit_code, 0) << backend << ": " << kept.err;
     const auto k = read_json(dir / "kept" / "summary.json");
     EXPECT_EQ(k["status"], "complete");

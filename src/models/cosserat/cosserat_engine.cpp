@@ -70,8 +70,8 @@ cosserat::SolverSettings solver_settings(const HairSetup& setup) {
   return s;
 }
 
-kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s,
-                                                int max_halvings, bool accept_unconverged) {
+kernels::cosserat::StepSettings kernel_settings(const cosserat::SolverSettings& s, int max_halvings,
+                                                bool accept_unconverged) {
   kernels::cosserat::StepSettings k;
   switch (s.preconditioner) {
     case cosserat::PreconditionerKind::diagonal:

@@ -17,14 +17,15 @@ struct CosseratSettings : engine::ModelSettings {
   // pcg_relative_tolerance.
   double newton_tolerance = 0;
   double pcg_relative_tolerance = 1e-2;
-  // Newton iterations per step at most (see accept_unconverged). The paper stops at 5; on hair sliding over the head the
-  // kernels' penalty contacts need more on some steps (measured: with 5 the trajectory changed
-  // erratically with Δt, with 50 it converged to the reference's, 3.4 iterations per step on
-  // average), so hair runs allow more. Under a violent shake (scenes/stress/violent_shake.json,
-  // 3 rad at 8 Hz) whipped tips reach a cap of 20 on most steps and the unconverged steps leave
-  // the penalty contacts 7-15 mm into the scalp (6.7 mm on the soak's 4 strands); with 100 they
-  // converge (0.06 mm there; 41 iterations a step on the 200-strand scene), while calm runs take
-  // the same 2-4: the cap bounds a runaway, it is not a budget.
+  // Newton iterations per step at most (see accept_unconverged). The paper stops at 5; on hair
+  // sliding over the head the kernels' penalty contacts need more on some steps (measured: with 5
+  // the trajectory changed erratically with Δt, with 50 it converged to the reference's, 3.4
+  // iterations per step on average), so hair runs allow more. Under a violent shake
+  // (scenes/stress/violent_shake.json, 3 rad at 8 Hz) whipped tips reach a cap of 20 on most steps
+  // and the unconverged steps leave the penalty contacts 7-15 mm into the scalp (6.7 mm on the
+  // soak's 4 strands); with 100 they converge (0.06 mm there; 41 iterations a step on the
+  // 200-strand scene), while calm runs take the same 2-4: the cap bounds a runaway, it is not a
+  // budget.
   int newton_max_iterations = 100;
   // Kernels: the colliders' penalty stiffness κ, in units of a vertex's m/Δt²; <= 0: the
   // precision's default, 1e4 in double, 300 in float, where the gap's round-off (an ulp of the
