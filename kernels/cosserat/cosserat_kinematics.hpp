@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/constants.hpp"
+#include "common/quaternion.hpp"
 #include "common/scan.hpp"
 #include "cosserat/cosserat_arrays.hpp"
 
@@ -100,14 +101,6 @@ HS_HD Mat<T, 4, 4> director_curvature(const V3<T>& f) {
   return {{{c, -b, a, T(0)}, {-b, -c, T(0), a}, {a, T(0), -c, b}, {T(0), a, b, c}}};
 }
 
-// a ⊗ b (Hamilton product, scalar first).
-template <class T>
-HS_HD V4<T> quaternion_product(const V4<T>& a, const V4<T>& b) {
-  return {{{a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]},
-           {a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]},
-           {a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1]},
-           {a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]}}};
-}
 // ω of a unit quaternion, |ω| <= π: 2 atan2(|v|, |w|) v / |v| on w's hemisphere (q and -q are
 // one rotation).
 template <class T>
@@ -127,8 +120,9 @@ HS_HD bool spin_prediction(const V4<T>& qt, const V3<T>& rotation_dt, V3<T>& ome
   const V3<T> half = T(0.5) * rotation_dt;
   const T h2 = dot(half, half);
   if (!(h2 < T(1))) return false;
-  const V4<T> r{{{std::sqrt(T(1) - h2)}, {half[0]}, {half[1]}, {half[2]}}};
-  omega = rotation_vector(quaternion_product(qt, r));
+  const Quaternion<T> r{std::sqrt(T(1) - h2), {half[0], half[1], half[2]}};
+  const Quaternion<T> turned = then(r, Quaternion<T>{qt[0], {qt[1], qt[2], qt[3]}});  // q_t ⊗ r
+  omega = rotation_vector(V4<T>{{{turned.w}, {turned.v.x}, {turned.v.y}, {turned.v.z}}});
   return true;
 }
 
