@@ -294,8 +294,8 @@ sanitizer_cases() {
   done
 }
 
-# memcheck and initcheck on every case; racecheck and synccheck (shared memory and barriers,
-# which no kernel uses yet) on the first. Each run at most 150 s, the stage at most
+# memcheck and initcheck on every case; racecheck and synccheck (shared-memory races and barrier
+# misuse, for DER's strand per warp and the cooperative vocabulary's tiles) on the first. Each run at most 150 s, the stage at most
 # --sanitize-seconds (500).
 stage_sanitize() {
   local start=$SECONDS
