@@ -294,9 +294,9 @@ sanitizer_cases() {
   done
 }
 
-# memcheck and initcheck on every case; racecheck and synccheck (shared-memory races and barrier
-# misuse, for DER's strand per warp and the cooperative vocabulary's tiles) on the first. Each run at most 150 s, the stage at most
-# --sanitize-seconds (500).
+# memcheck and initcheck on every case; racecheck and synccheck (shared memory and barriers: the
+# lane tiles' syncs of kernels/common/, which DER's strand per warp steps on, and the interaction
+# kernel's block) on the first. Each run at most 150 s, the stage at most --sanitize-seconds (500).
 stage_sanitize() {
   local start=$SECONDS
   if ! have_device && [ "$DRY" = 0 ]; then

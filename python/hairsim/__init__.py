@@ -134,7 +134,7 @@ def generate(style: str = "wavy", strands: int = 1000, vertices: int = 32, lengt
 def models() -> list:
     """The registered rod models, from the model table: a list of dicts with ``name``,
     ``description`` (the paper), ``integrators`` (the first is the model's default) and
-    ``backends`` (where it simulates hairstyles; empty: single-rod scenes only; every model registered today has all three)."""
+    ``backends`` (where it simulates hairstyles; empty: single-rod scenes only)."""
     return _hairsim.models()
 
 
