@@ -37,6 +37,7 @@ using nlohmann::json;
 constexpr long long kMaxGeneratedPoints = 4000;  // hair.generate.strands * hair.vertices
 constexpr long long kMaxSdfResolution = 16;      // head.colliders[i].resolution (mesh)
 constexpr long long kMaxRodEdges = 2000;         // rod.edges
+constexpr long long kMaxRodElements = 32;        // rod.elements (the reduced models' fit)
 
 // An integer field as the parser reads it (JsonReader::integer): `fallback` when absent, the
 // value when it is an integer in [min, max], else 0: the parser rejects it before any work.
@@ -93,8 +94,13 @@ bool too_much_work(const json& doc) {
       if (member(c, "shape") == "mesh" &&
           integer_or(c, "resolution", 64, 8, 512) > kMaxSdfResolution)
         return true;
-  // Single-rod scenes (der_scene.cpp, cosserat_scene.cpp): 40 edges by default.
-  return integer_or(member(doc, "rod"), "edges", 40, 2, 100000) > kMaxRodEdges;
+  // Single-rod scenes (der_scene.cpp, cosserat_scene.cpp): 40 edges by default. The reduced
+  // models' (super_helix_scene.cpp, super_clothoid_scene.cpp) fit their rod at parse time, its
+  // cost the cube of rod.elements (at most 256; 10 and 4 by default), on max(200, 8 × elements)
+  // edges by default.
+  const json& rod = member(doc, "rod");
+  return integer_or(rod, "edges", 40, 2, 100000) > kMaxRodEdges ||
+         integer_or(rod, "elements", 10, 1, 256) > kMaxRodElements;
 }
 
 }  // namespace

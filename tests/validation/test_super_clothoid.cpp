@@ -968,6 +968,8 @@ TEST(SuperClothoidScenes, BadFieldsAreRefusedWithTheirPath) {
                            (dir / "o").string() + "'";
   const std::pair<std::string, std::string> cases[] = {
       {"--set rod.elements=0", "rod.elements"},
+      {"--set rod.elements=65", "rod.elements"},  // kMaxFitElements
+      {"--set rod.edges=10001", "rod.edges"},     // kMaxFitPoints
       {"--set rod.shape=ring", "rod.shape"},
       {"--set solver.aps_bound=0", "solver.aps_bound"},
       {"--set solver.integration=simpson", "solver.integration"},

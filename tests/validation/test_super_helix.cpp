@@ -910,6 +910,17 @@ TEST(SuperHelixScenes, BadFieldsAreRefusedWithTheirPath) {
     EXPECT_NE(r.err.find(field), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "o" / "summary.json")) << args;
   }
+  // A fit's size past kMaxFitElements / kMaxFitPoints (3000 elements ran for minutes).
+  const std::string rod = "'" + scene("cantilever_gravity") + "' --model super_helix --out '" +
+                          (dir / "o").string() + "'";
+  for (const auto& [args, field] :
+       {std::pair<std::string, std::string>{"--set rod.elements=257", "rod.elements"},
+        {"--set rod.edges=10001", "rod.edges"}}) {
+    const auto r = test::run_cli("run " + rod + " " + args, dir);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(field), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o" / "summary.json")) << args;
+  }
 }
 
 }  // namespace

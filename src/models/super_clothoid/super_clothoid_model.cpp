@@ -55,7 +55,7 @@ std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine
 // solver.*: the reduced models' settings (engine/reduced_rod_settings.hpp).
 std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s) {
   auto out = std::make_shared<SuperClothoidSettings>();
-  engine::parse_reduced_rod_settings(s, *out, 64, 16);
+  engine::parse_reduced_rod_settings(s, *out, super_clothoid::kMaxFitElements, 16);
   return out;
 }
 

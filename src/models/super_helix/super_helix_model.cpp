@@ -60,7 +60,8 @@ std::unique_ptr<engine::Simulator> make_simulator(const HairSetup& setup, engine
 // solver.*: the reduced models' settings (engine/reduced_rod_settings.hpp).
 std::shared_ptr<const engine::ModelSettings> parse_settings(scene::JsonReader s) {
   auto out = std::make_shared<SuperHelixSettings>();
-  engine::parse_reduced_rod_settings(s, *out, 256, kernels::super_helix::kMaxQuadrature);
+  engine::parse_reduced_rod_settings(s, *out, super_helix::kMaxFitElements,
+                                     kernels::super_helix::kMaxQuadrature);
   return out;
 }
 

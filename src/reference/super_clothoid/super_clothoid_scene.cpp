@@ -69,9 +69,9 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   const std::string root = rod.string("root", "clamped"), tip = rod.string("tip", "free");
   if (root != "clamped") rod.fail("root", "model 'super_clothoid' takes a clamped root only");
   if (tip != "free") rod.fail("tip", "model 'super_clothoid' takes a free tip only");
-  const int elements = rod.integer("elements", 4, 1, 10000);
+  const int elements = rod.integer("elements", 4, 1, kMaxFitElements);
   // Points a `polyline` is resampled to before the fit (straight and helix are exact).
-  const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, 1000000);
+  const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, kMaxFitPoints);
   RestShape rest;
   std::optional<ClothoidFit> fit;
   if (shape == "polyline") {  // fitted by the elements (clothoid_fit.hpp)

@@ -68,8 +68,8 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
     sc.rod = parse_tree(rod, origin, direction);
   } else {
     if (shape == "ring") rod.fail("shape", "model 'super_helix' takes open rods only");
-    const int elements = rod.integer("elements", 10, 1, 100000);
-    const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, 1000000);
+    const int elements = rod.integer("elements", 10, 1, kMaxFitElements);
+    const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, kMaxFitPoints);
     const scene::RodShape rod_shape =
         scene::parse_rod_shape(rod, shape, origin, direction.normalized(), edges, false, false);
     Fit fit = fit_polyline(rod_shape.x, elements);
