@@ -26,9 +26,9 @@ namespace hairsim::super_clothoid {
 // (10 to 1e5: a penalty, not a constraint) until no sample is deeper than kFitDepthTolerance,
 // each weight kept only while its fit's max_error stays within kFitClearanceCost of the plain
 // fit's (points that lie inside a collider keep their fit rather than drag it away). A fit still
-// more than kFitRetryError off is polished again with smoothness rows a tenth as heavy (and the
-// same penalties), kept where it is closer and no deeper. `depth`: how deep the final fit's
-// samples go (m, ≥ 0).
+// more than kFitRetryError off is polished again with smoothness rows a tenth as heavy (until a
+// step gains less than 1e-3; then the same penalties), kept where it is closer and no deeper.
+// `depth`: how deep the final fit's samples go (m, ≥ 0).
 struct ClothoidFit {
   SuperClothoid shape;
   double max_error = 0;
