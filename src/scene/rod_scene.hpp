@@ -119,6 +119,13 @@ struct RodShape {
   std::optional<std::pair<Vec3, Vec3>> helix_axis;  // a point on it and its direction (helix)
 };
 
+// rod.edges of a reduced model's rod (Super-Helix, Super Space Clothoid): the points of the rest
+// polyline its `elements` are fitted to, max(200, 8 × elements) by default, at most 10,000 (the
+// fit's Levenberg-Marquardt has 3 dense rows a point).
+inline int fitted_rod_edges(JsonReader& rod, int elements) {
+  return rod.integer("edges", std::max(200, 8 * elements), 2, 10000);
+}
+
 // rod.shape: straight, helix, polyline or ring, with its own fields read from `rod`.
 RodShape parse_rod_shape(JsonReader& rod, const std::string& shape, const Vec3& origin,
                          const Vec3& direction, int edges, bool clamped_root, bool clamped_tip);

@@ -969,7 +969,7 @@ TEST(SuperClothoidScenes, BadFieldsAreRefusedWithTheirPath) {
   const std::pair<std::string, std::string> cases[] = {
       {"--set rod.elements=0", "rod.elements"},
       {"--set rod.elements=65", "rod.elements"},  // kMaxFitElements
-      {"--set rod.edges=10001", "rod.edges"},     // kMaxFitPoints
+      {"--set rod.edges=10001", "rod.edges"},     // scene::fitted_rod_edges
       {"--set rod.shape=ring", "rod.shape"},
       {"--set solver.aps_bound=0", "solver.aps_bound"},
       {"--set solver.integration=simpson", "solver.integration"},

@@ -910,7 +910,7 @@ TEST(SuperHelixScenes, BadFieldsAreRefusedWithTheirPath) {
     EXPECT_NE(r.err.find(field), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "o" / "summary.json")) << args;
   }
-  // A fit's size past kMaxFitElements / kMaxFitPoints (3000 elements ran for minutes).
+  // A fit's size past kMaxFitElements / scene::fitted_rod_edges (3000 elements ran for minutes).
   const std::string rod = "'" + scene("cantilever_gravity") + "' --model super_helix --out '" +
                           (dir / "o").string() + "'";
   for (const auto& [args, field] :

@@ -400,7 +400,8 @@ ClothoidFit fit_polyline(const std::vector<Vec3>& points, int elements, const Su
   if (out.max_error > kFitRetryError) {
     ClothoidFit lighter = fit;
     polish(lighter, points, s, {}, kStartGain, kLighterCurvatureJump);
-    if (lighter.max_error < out.max_error) {  // else no penalty could bring it closer
+    if (lighter.max_error <
+        out.max_error) {  // else the penalties (which cost closeness) are skipped
       lighter = kept_out(std::move(lighter), points, s, obstacles, kLighterCurvatureJump);
       if (lighter.max_error < out.max_error &&
           lighter.depth <= std::max(out.depth, kFitDepthTolerance))

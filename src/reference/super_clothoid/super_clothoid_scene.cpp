@@ -71,7 +71,7 @@ SuperClothoidScene parse_super_clothoid_scene(const nlohmann::json& document,
   if (tip != "free") rod.fail("tip", "model 'super_clothoid' takes a free tip only");
   const int elements = rod.integer("elements", 4, 1, kMaxFitElements);
   // Points a `polyline` is resampled to before the fit (straight and helix are exact).
-  const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, kMaxFitPoints);
+  const int edges = scene::fitted_rod_edges(rod, elements);
   RestShape rest;
   std::optional<ClothoidFit> fit;
   if (shape == "polyline") {  // fitted by the elements (clothoid_fit.hpp)

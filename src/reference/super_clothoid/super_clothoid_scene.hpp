@@ -11,12 +11,11 @@
 namespace hairsim::super_clothoid {
 
 // The most elements a rod (rod.elements) or a hairstyle's strand (solver.elements) is fitted by
-// on the reference backend, and the most points a rod's polyline is resampled to for the fit
-// (rod.edges): the dense 3(N + 1) systems of the steps and of the fit's Levenberg-Marquardt grow
-// with the cube of the elements (2 steps of a straight rod, no fit: 0.5 s on one core with 64
-// elements, 19.5 s with 256; the bound was 10,000) and the fit with the points (3 rows each).
+// on the reference backend: the dense 3(N + 1) systems of the steps and of the fit's
+// Levenberg-Marquardt grow with the cube of the elements (2 steps of a straight rod, no fit:
+// 0.5 s on one core with 64 elements, 19.5 s with 256; the bound was 10,000). A polyline's
+// points: scene::fitted_rod_edges.
 inline constexpr int kMaxFitElements = 64;
-inline constexpr int kMaxFitPoints = 10000;
 
 struct SuperClothoidScene {
   ClothoidRod rod;

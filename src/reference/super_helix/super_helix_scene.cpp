@@ -69,7 +69,7 @@ SuperHelixScene parse_super_helix_scene(const nlohmann::json& document,
   } else {
     if (shape == "ring") rod.fail("shape", "model 'super_helix' takes open rods only");
     const int elements = rod.integer("elements", 10, 1, kMaxFitElements);
-    const int edges = rod.integer("edges", std::max(200, 8 * elements), 2, kMaxFitPoints);
+    const int edges = scene::fitted_rod_edges(rod, elements);
     const scene::RodShape rod_shape =
         scene::parse_rod_shape(rod, shape, origin, direction.normalized(), edges, false, false);
     Fit fit = fit_polyline(rod_shape.x, elements);

@@ -10,13 +10,11 @@
 
 namespace hairsim::super_helix {
 
-// The most elements a rod (rod.elements) or a hairstyle's strand (solver.elements) is fitted by,
-// and the most points a rod's rest polyline is resampled to for the fit (rod.edges): the fit's
-// dense Levenberg-Marquardt grows with the cube of the elements (a straight rod of 256 elements
-// and 2 steps: 111 s on one core, 0.8 s with 64; with 3000, still running after 2 minutes: the
-// bound was 100,000) and with the points (3 rows each).
+// The most elements a rod (rod.elements) or a hairstyle's strand (solver.elements) is fitted by:
+// the fit's dense Levenberg-Marquardt grows with their cube (a straight rod of 256 elements and
+// 2 steps: 111 s on one core, 0.8 s with 64; with 3000, still running after 2 minutes: the bound
+// was 100,000). Its points: scene::fitted_rod_edges.
 inline constexpr int kMaxFitElements = 256;
-inline constexpr int kMaxFitPoints = 10000;
 
 struct SuperHelixScene {
   SuperHelix rod;
